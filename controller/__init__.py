@@ -1,0 +1,1 @@
+"""The table controller: rules engine, game flow, journal and the `dicetable` command."""

@@ -1,0 +1,1 @@
+"""One module per `dicetable` subcommand; see :mod:`controller.cli` for the contract."""

@@ -1,0 +1,1 @@
+"""MicroPython firmware of the LED display, and the frame codec shared with the host."""

@@ -1,0 +1,1 @@
+"""Hardware: gpiozero devices (cage motor, bet-lock lights, dealer buttons) and the display link."""

@@ -1,0 +1,1 @@
+"""Vision: camera sources, settle detection, the dice reader, calibration and bench tools."""
