@@ -1,0 +1,79 @@
+"""``dicetable journal verify|export|recall N``: audit a table's journal.
+
+The journal is opened read-only, so an operator can run this beside the
+live table. ``verify`` exits 1 when the chain is broken (and names the
+row), ``export`` writes JSON lines, ``recall N`` prints the last N rolls
+with their reads and settlements for a dispute.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+NAME = "journal"
+HELP = "audit the table's journal: verify the hash chain, export it, recall the last rolls"
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--config", metavar="FILE", help="the table's configuration (its table.state_dir)")
+    where.add_argument("--state-dir", metavar="DIR", help="the state directory holding journal.sqlite3 (default ./var)")
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    actions.add_parser("verify", help="check the hash chain; exit 1 and name the row if it is broken")
+    export = actions.add_parser("export", help="every row as JSON lines")
+    export.add_argument("--events", action="store_true", help="bare events only (the docs/events.md format)")
+    export.add_argument("--inputs", action="store_true", help="input rows only (bets, buttons, reads)")
+    recall = actions.add_parser("recall", help="the last N rolls with their reads and settlements")
+    recall.add_argument("n", type=int, metavar="N")
+    recall.add_argument("--json", action="store_true", help="one JSON line per roll")
+
+
+def _state_dir(args: argparse.Namespace):
+    from controller.config import load
+
+    if args.state_dir:
+        return args.state_dir
+    return load(args.config).state_dir
+
+
+def _print_recall(records) -> None:
+    for r in records:
+        read = r.read
+        if read:
+            seen = f"read {read.get('status')} {read.get('dice')} confidence {read.get('confidence')} frame {read.get('frame')}"
+        else:
+            seen = "no camera read"
+        print(f"#{r.seq} {r.ts} {r.game or ''} dice {r.dice} by {r.source}; {seen}")
+        for s in r.settlements:
+            number = f" {s['number']}" if s.get("number") is not None else ""
+            print(f"    seat {s.get('seat')} {s.get('bet')}{number} {s.get('amount')}c {s.get('result')} paid {s.get('paid')}c")
+        if not r.settlements:
+            print("    (no settlements)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from controller.config import ConfigError
+    from controller.journal import Journal, JournalError, export_lines, recall, verify
+
+    try:
+        journal = Journal.open(_state_dir(args), readonly=True)
+    except (ConfigError, JournalError) as exc:
+        print(f"dicetable journal: {exc}", file=sys.stderr)
+        return 2
+    with journal:
+        if args.action == "verify":
+            report = verify(journal)
+            print(json.dumps(report.to_json()))
+            return 0 if report.ok else 1
+        if args.action == "export":
+            for line in export_lines(journal, events_only=args.events, inputs_only=args.inputs):
+                print(line)
+            return 0
+        records = recall(journal, args.n)
+        if args.json:
+            for r in records:
+                print(json.dumps(r.to_json()))
+        else:
+            _print_recall(records)
+        return 0

@@ -1,0 +1,251 @@
+"""The table's configuration: one TOML file, checked in full at start.
+
+Why checked at start: a typo in a pin number or a limit found at the first
+roll would stop a live table; found at start it stops nothing. Every error
+names the file and the dotted key (``/etc/dicetable.toml: camera.fps: must
+be a positive integer``), and all errors are reported at once.
+
+With no file the embedded defaults apply (:data:`DEFAULTS`): the generated
+scenes as camera, mock pins, the display stand-in on a pseudo-terminal and
+the state in ``./var`` -- the bench and ``make run`` setting. The example
+file shipped as ``docs/example.toml`` shows and explains every key.
+
+``limits`` and ``layout`` go to the rules engine and ``pins`` to the GPIO
+layer unchanged; here they are only checked for shape (names are words,
+values are whole numbers or booleans). The layer that owns them checks the
+names themselves when the application is built, and its complaint is
+reported with the same file-and-key form (:meth:`Config.error`).
+"""
+from __future__ import annotations
+
+import copy
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+GAMES = ("craps", "hazard", "bang")
+CAMERA_SOURCES = ("scenes", "folder", "opencv", "picamera2")
+PIN_BACKENDS = ("mock", "lgpio")
+DEMO_SOURCE = "<embedded defaults>"
+
+DEFAULTS: dict[str, Any] = {
+    "table": {
+        # Which game this table deals; a demo run (no file) plays all three.
+        "game": "craps",
+        # Where the journal and the saved frames live (systemd: /var/lib/dicetable).
+        "state_dir": "var",
+        # Seats with a bet spot on the layout.
+        "seats": ["A", "B", "C"],
+    },
+    "limits": {},
+    "layout": {},
+    "pins": {"backend": "mock"},
+    "camera": {
+        "source": "scenes",
+        "path": "",
+        "device": 0,
+        "fps": 30,
+        "width": 640,
+        "height": 480,
+        # Keep the still frame of every roll (file name goes in the journal).
+        "save_frames": True,
+    },
+    "display": {
+        # "sim" starts the display stand-in on a pseudo-terminal.
+        "port": "sim",
+        "baud": 115200,
+    },
+    "calibration": {
+        "die_size_px": 0.0,
+        "landing_mask": "",
+    },
+    "hazard": {
+        # How long the cage motor turns for one spin, in seconds.
+        "spin_seconds": 3.0,
+    },
+}
+
+
+class ConfigError(ValueError):
+    """One or more keys of a configuration are wrong; the message names each key and the file."""
+
+    def __init__(self, source: str, problems: list[tuple[str, str]]):
+        self.source = source
+        self.problems = problems
+        super().__init__("\n".join(f"{source}: {key}: {message}" for key, message in problems))
+
+
+@dataclass(frozen=True)
+class Config:
+    """A validated configuration. ``source`` is the file it came from (for messages)."""
+
+    source: str
+    game: str
+    state_dir: Path
+    seats: tuple[str, ...]
+    limits: dict[str, Any]
+    layout: dict[str, Any]
+    pins: dict[str, Any]
+    camera: dict[str, Any]
+    display: dict[str, Any]
+    calibration: dict[str, Any]
+    hazard: dict[str, Any]
+    raw: dict[str, Any] = field(repr=False, default_factory=dict)
+
+    @property
+    def is_demo(self) -> bool:
+        return self.source == DEMO_SOURCE
+
+    def error(self, key: str, message: str) -> ConfigError:
+        """An error about ``key`` found later by the layer that owns it (rules, GPIO)."""
+        return ConfigError(self.source, [(key, message)])
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_number(v: Any) -> bool:
+    return (isinstance(v, (int, float))) and not isinstance(v, bool)
+
+
+Check = Callable[[Any], str | None]
+
+
+def _one_of(options: tuple[str, ...]) -> Check:
+    return lambda v: None if v in options else f"must be one of {', '.join(options)} (got {v!r})"
+
+
+def _positive_int(v: Any) -> str | None:
+    return None if _is_int(v) and v > 0 else f"must be a positive whole number (got {v!r})"
+
+
+def _non_negative_number(v: Any) -> str | None:
+    return None if _is_number(v) and v >= 0 else f"must be a number >= 0 (got {v!r})"
+
+
+def _positive_number(v: Any) -> str | None:
+    return None if _is_number(v) and v > 0 else f"must be a number > 0 (got {v!r})"
+
+
+def _string(v: Any) -> str | None:
+    return None if isinstance(v, str) else f"must be a string (got {v!r})"
+
+
+def _non_empty_string(v: Any) -> str | None:
+    return None if isinstance(v, str) and v else f"must be a non-empty string (got {v!r})"
+
+
+def _boolean(v: Any) -> str | None:
+    return None if isinstance(v, bool) else f"must be true or false (got {v!r})"
+
+
+def _device(v: Any) -> str | None:
+    return None if (_is_int(v) and v >= 0) or (isinstance(v, str) and v) else f"must be a camera index or a path (got {v!r})"
+
+
+def _seats(v: Any) -> str | None:
+    if not isinstance(v, list) or not v:
+        return f"must be a non-empty list of seat names (got {v!r})"
+    if not all(isinstance(s, str) and s for s in v) or len(set(v)) != len(v):
+        return "must list distinct, non-empty seat names"
+    return None
+
+
+_CHECKS: dict[str, dict[str, Check]] = {
+    "table": {"game": _one_of(GAMES), "state_dir": _non_empty_string, "seats": _seats},
+    "camera": {
+        "source": _one_of(CAMERA_SOURCES),
+        "path": _string,
+        "device": _device,
+        "fps": _positive_int,
+        "width": _positive_int,
+        "height": _positive_int,
+        "save_frames": _boolean,
+    },
+    "display": {"port": _non_empty_string, "baud": _positive_int},
+    "calibration": {"die_size_px": _non_negative_number, "landing_mask": _string},
+    "hazard": {"spin_seconds": _positive_number},
+}
+_OPEN_SECTIONS = ("limits", "layout", "pins")
+"""Sections whose key names belong to another layer; only their shape is checked here."""
+
+
+def _check_open_section(name: str, table: dict[str, Any], problems: list[tuple[str, str]]) -> None:
+    for key, value in table.items():
+        dotted = f"{name}.{key}"
+        if name == "pins" and key == "backend":
+            if value not in PIN_BACKENDS:
+                problems.append((dotted, f"must be one of {', '.join(PIN_BACKENDS)} (got {value!r})"))
+        elif name == "pins":
+            if not (_is_int(value) and 0 <= value <= 27):
+                problems.append((dotted, f"must be a BCM pin number 0-27 (got {value!r})"))
+        elif isinstance(value, bool):
+            continue
+        elif not _is_int(value) or value < 0:
+            problems.append((dotted, f"must be a whole number >= 0 (cents) or true/false (got {value!r})"))
+
+
+def validate(data: dict[str, Any], source: str) -> Config:
+    """Merge ``data`` over the defaults, check every key, and build the :class:`Config`."""
+    problems: list[tuple[str, str]] = []
+    merged = copy.deepcopy(DEFAULTS)
+    for section, table in data.items():
+        if section not in DEFAULTS:
+            problems.append((section, f"unknown section (known: {', '.join(DEFAULTS)})"))
+            continue
+        if not isinstance(table, dict):
+            problems.append((section, "must be a table ([section])"))
+            continue
+        for key, value in table.items():
+            if section in _CHECKS and key not in _CHECKS[section]:
+                problems.append((f"{section}.{key}", f"unknown key (known: {', '.join(_CHECKS[section])})"))
+                continue
+            merged[section][key] = value
+    for section, checks in _CHECKS.items():
+        for key, check in checks.items():
+            message = check(merged[section][key])
+            if message:
+                problems.append((f"{section}.{key}", message))
+    for section in _OPEN_SECTIONS:
+        _check_open_section(section, merged[section], problems)
+    camera = merged["camera"]
+    if camera["source"] == "folder" and not camera["path"]:
+        problems.append(("camera.path", "must name the folder of images when camera.source is \"folder\""))
+    if problems:
+        raise ConfigError(source, problems)
+    table = merged["table"]
+    state_dir = Path(table["state_dir"])
+    if not state_dir.is_absolute() and source != DEMO_SOURCE:
+        # Relative paths in a file are relative to the file, not to wherever the service started.
+        state_dir = Path(source).parent / state_dir
+    return Config(
+        source=source,
+        game=table["game"],
+        state_dir=state_dir,
+        seats=tuple(table["seats"]),
+        limits=dict(merged["limits"]),
+        layout=dict(merged["layout"]),
+        pins=dict(merged["pins"]),
+        camera=dict(camera),
+        display=dict(merged["display"]),
+        calibration=dict(merged["calibration"]),
+        hazard=dict(merged["hazard"]),
+        raw=merged,
+    )
+
+
+def load(path: Path | str | None) -> Config:
+    """The configuration in ``path``, or the embedded defaults when ``path`` is None."""
+    if path is None:
+        return validate({}, DEMO_SOURCE)
+    path = Path(path)
+    try:
+        with path.open("rb") as f:
+            data = tomllib.load(f)
+    except FileNotFoundError:
+        raise ConfigError(str(path), [("(file)", "no such file")]) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(str(path), [("(syntax)", str(exc))]) from None
+    return validate(data, str(path))

@@ -1,0 +1,38 @@
+"""The table's journal: an append-only, hash-chained SQLite log of every event.
+
+Why it exists: the table's state is never stored, only the events that made
+it. Every input (a bet, a button press, a dice read) is committed here *before*
+it takes effect, and the effects the pure code derives from it (the roll that
+was settled, each settlement, each rejection) follow it. After a power cut the
+state is the replay of this log, and the log is also the audit trail and the
+dispute recall.
+
+Data in: event dicts in the format of ``docs/events.md`` via
+:meth:`Journal.append`. Data out: :class:`Entry` rows (:meth:`Journal.entries`),
+:func:`verify` (is the hash chain intact, and where did it break),
+:func:`export_lines` (JSON lines) and :func:`recall` (the last N rolls with
+their reads and settlements).
+
+    >>> j = Journal.open(state_dir)                    # doctest: +SKIP
+    >>> j.append({"event": "lock"})                    # doctest: +SKIP
+"""
+from controller.journal.chain import GENESIS, entry_hash
+from controller.journal.export import export_lines
+from controller.journal.recall import RolledRecord, recall
+from controller.journal.store import INPUT, EFFECT, Entry, Journal, JournalError
+from controller.journal.verify import VerifyReport, verify
+
+__all__ = [
+    "EFFECT",
+    "GENESIS",
+    "INPUT",
+    "Entry",
+    "Journal",
+    "JournalError",
+    "RolledRecord",
+    "VerifyReport",
+    "entry_hash",
+    "export_lines",
+    "recall",
+    "verify",
+]

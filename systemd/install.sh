@@ -1,0 +1,38 @@
+#!/bin/sh
+# Install dicetable as a systemd service on a Raspberry Pi (run as root from the checkout:
+#   sudo systemd/install.sh [PREFIX]   # PREFIX = where the checkout and its .venv live, default /opt/dicetable
+# What it does, each step safe to repeat:
+#   1. a system user `dicetable` in the gpio, video and dialout groups (buttons/lights/motor, camera, display);
+#   2. /etc/dicetable/dicetable.toml from docs/example.toml, unless one is already there;
+#   3. the unit, with ExecStart pointing into PREFIX, checked by systemd-analyze, then enabled and started.
+set -eu
+PREFIX="${1:-/opt/dicetable}"
+HERE="$(cd "$(dirname "$0")/.." && pwd)"
+UNIT=/etc/systemd/system/dicetable.service
+
+if [ "$(id -u)" -ne 0 ]; then echo "install.sh: run as root (sudo)" >&2; exit 1; fi
+if [ ! -x "$PREFIX/.venv/bin/dicetable" ]; then
+    echo "install.sh: $PREFIX/.venv/bin/dicetable not found; create the venv first (README, Raspberry Pi install)" >&2
+    exit 1
+fi
+
+for group in gpio video dialout; do
+    getent group "$group" >/dev/null || groupadd --system "$group"
+done
+if ! id dicetable >/dev/null 2>&1; then
+    useradd --system --home-dir /var/lib/dicetable --no-create-home --shell /usr/sbin/nologin dicetable
+fi
+usermod -a -G gpio,video,dialout dicetable
+
+install -d -m 0755 /etc/dicetable
+if [ ! -e /etc/dicetable/dicetable.toml ]; then
+    sed 's|^state_dir = .*|state_dir = "/var/lib/dicetable"|' "$HERE/docs/example.toml" > /etc/dicetable/dicetable.toml
+    chmod 0644 /etc/dicetable/dicetable.toml
+    echo "install.sh: wrote /etc/dicetable/dicetable.toml; edit it for this table (README, Configuration)"
+fi
+
+sed "s|/opt/dicetable|$PREFIX|g" "$HERE/systemd/dicetable.service" > "$UNIT"
+systemd-analyze verify "$UNIT"
+systemctl daemon-reload
+systemctl enable --now dicetable.service
+systemctl --no-pager status dicetable.service || true

@@ -1,0 +1,79 @@
+"""Configuration: defaults, the shipped example, and errors that name the key and the file."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from controller.config import DEFAULTS, ConfigError, load
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "example.toml"
+
+
+def _write(tmp_path, text):
+    path = tmp_path / "table.toml"
+    path.write_text(text)
+    return path
+
+
+def test_no_file_gives_embedded_defaults():
+    config = load(None)
+    assert config.is_demo and config.game == "craps"
+    assert config.camera["source"] == "scenes" and config.display["port"] == "sim"
+    assert config.pins["backend"] == "mock" and str(config.state_dir) == "var"
+
+
+def test_shipped_example_is_valid():
+    config = load(EXAMPLE)
+    assert config.source == str(EXAMPLE) and config.game in ("craps", "hazard", "bang")
+
+
+def test_example_documents_every_default_key():
+    text = EXAMPLE.read_text()
+    for section, table in DEFAULTS.items():
+        assert f"[{section}]" in text
+        for key in table:
+            assert f"{key} =" in text or f"# {key} =" in text, f"{section}.{key} missing from example"
+
+
+def test_relative_state_dir_is_relative_to_the_file(tmp_path):
+    config = load(_write(tmp_path, '[table]\ngame = "hazard"\nstate_dir = "state"\n'))
+    assert config.state_dir == tmp_path / "state" and config.game == "hazard"
+
+
+@pytest.mark.parametrize(
+    "text, key, words",
+    [
+        ('[table]\ngame = "roulette"\n', "table.game", "one of craps, hazard, bang"),
+        ("[camera]\nfps = -3\n", "camera.fps", "positive whole number"),
+        ("[camera]\nfps = true\n", "camera.fps", "positive whole number"),
+        ('[camera]\nsource = "folder"\n', "camera.path", "folder of images"),
+        ("[camera]\nexposure = 4\n", "camera.exposure", "unknown key"),
+        ("[pins]\nlock_button = 40\n", "pins.lock_button", "BCM pin number"),
+        ('[pins]\nbackend = "rpigpio"\n', "pins.backend", "one of mock, lgpio"),
+        ("[limits]\ntable_max = 12.5\n", "limits.table_max", "cents"),
+        ('[display]\nport = ""\n', "display.port", "non-empty"),
+        ("[table]\nseats = []\n", "table.seats", "non-empty list"),
+        ("[dealer]\nname = 1\n", "dealer", "unknown section"),
+        ("hazard = 3\n", "hazard", "must be a table"),
+    ],
+)
+def test_errors_name_key_and_file(tmp_path, text, key, words):
+    path = _write(tmp_path, text)
+    with pytest.raises(ConfigError) as info:
+        load(path)
+    message = str(info.value)
+    assert f"{path}: {key}: " in message and words in message
+
+
+def test_all_errors_are_reported_at_once(tmp_path):
+    with pytest.raises(ConfigError) as info:
+        load(_write(tmp_path, '[table]\ngame = "x"\n[camera]\nfps = 0\n'))
+    assert [key for key, _ in info.value.problems] == ["table.game", "camera.fps"]
+
+
+def test_syntax_error_and_missing_file_name_the_file(tmp_path):
+    with pytest.raises(ConfigError, match=r"table\.toml: \(syntax\)"):
+        load(_write(tmp_path, "[table\n"))
+    with pytest.raises(ConfigError, match=r"nope\.toml: \(file\): no such file"):
+        load(tmp_path / "nope.toml")

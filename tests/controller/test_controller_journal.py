@@ -1,0 +1,141 @@
+"""The journal: durable settings, hash chain, tamper detection, the journal command."""
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+
+from controller.cli import main
+from controller.journal import EFFECT, Journal, JournalError, export_lines, recall, verify
+
+
+def _fill(journal: Journal) -> None:
+    journal.append({"event": "bet", "seat": "A", "bet": "pass", "amount": 500})
+    journal.append({"event": "lock"})
+    journal.append({"event": "read", "status": "uncertain", "dice": [5, 6], "confidence": 0.61, "frame": "roll-000001.png"})
+    journal.append({"event": "confirm"})
+    journal.append_many(
+        [
+            {"event": "roll", "game": "craps", "dice": [5, 6], "source": "confirm"},
+            {"event": "settle", "seat": "A", "bet": "pass", "amount": 500, "result": "win", "paid": 1000},
+        ],
+        EFFECT,
+    )
+    journal.append({"event": "lock"})
+    journal.append({"event": "manual", "dice": [1, 1]})
+    journal.append_many([{"event": "roll", "game": "craps", "dice": [1, 1], "source": "manual"}], EFFECT)
+
+
+@pytest.fixture
+def journal(tmp_path):
+    with Journal.open(tmp_path) as j:
+        _fill(j)
+        yield j
+
+
+def _tamper(path, sql, *params):
+    """Edit the file behind the journal's back, as an attacker would (dropping the guards first)."""
+    db = sqlite3.connect(path)
+    db.executescript("DROP TRIGGER journal_no_update; DROP TRIGGER journal_no_delete;")
+    db.execute(sql, params)
+    db.commit()
+    db.close()
+
+
+def test_durability_settings(journal):
+    db = sqlite3.connect(journal.path)
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert journal._db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+
+
+def test_intact_chain_verifies_and_survives_reopen(journal, tmp_path):
+    report = verify(journal)
+    assert report.ok and report.rows == len(journal) == 9
+    journal.close()
+    with Journal.open(tmp_path) as again:
+        again.append({"event": "lock"})
+        assert verify(again).ok and len(again) == 10
+
+
+def test_rows_cannot_be_updated_or_deleted_through_sqlite(journal):
+    with pytest.raises(sqlite3.DatabaseError):
+        journal._db.execute("UPDATE journal SET event = '{}' WHERE seq = 1")
+    with pytest.raises(sqlite3.DatabaseError):
+        journal._db.execute("DELETE FROM journal WHERE seq = 1")
+
+
+def test_edited_row_is_named(journal):
+    edited = json.dumps({"event": "settle", "seat": "A", "bet": "pass", "amount": 500, "result": "win", "paid": 9000})
+    _tamper(journal.path, "UPDATE journal SET event = ? WHERE seq = 6", edited)
+    report = verify(journal)
+    assert not report.ok and report.broken_seq == 6 and report.rows == 5
+    assert "changed" in report.reason
+
+
+def test_deleted_row_is_named(journal):
+    _tamper(journal.path, "DELETE FROM journal WHERE seq = 3")
+    report = verify(journal)
+    assert not report.ok and report.broken_seq == 4 and "missing" in report.reason
+
+
+def test_row_rehashed_without_its_successor_is_caught(journal):
+    """Recomputing the edited row's own hash is not enough: its successor still points at the old one."""
+    from controller.journal.chain import entry_hash
+
+    seq, ts, kind, text, prev, _ = next(r for r in journal.raw_rows() if r[0] == 2)
+    forged = json.dumps({"event": "void"})
+    _tamper(journal.path, "UPDATE journal SET event = ?, hash = ? WHERE seq = 2", forged, entry_hash(prev, seq, ts, kind, forged))
+    report = verify(journal)
+    assert not report.ok and report.broken_seq == 3 and "chain" in report.reason
+
+
+def test_export_lines_are_json_in_order(journal):
+    rows = [json.loads(line) for line in export_lines(journal)]
+    assert [r["seq"] for r in rows] == list(range(1, 10))
+    assert rows[0]["event"] == {"event": "bet", "seat": "A", "bet": "pass", "amount": 500}
+    events = [json.loads(line) for line in export_lines(journal, events_only=True, inputs_only=True)]
+    assert [e["event"] for e in events] == ["bet", "lock", "read", "confirm", "lock", "manual"]
+
+
+def test_recall_gives_reads_and_settlements(journal):
+    first, second = recall(journal, 5)
+    assert first.dice == [5, 6] and first.source == "confirm"
+    assert first.read["confidence"] == 0.61 and first.read["frame"] == "roll-000001.png"
+    assert first.settlements[0]["paid"] == 1000
+    assert second.dice == [1, 1] and second.read is None and second.settlements == []
+    assert [r.dice for r in recall(journal, 1)] == [[1, 1]]
+    assert recall(journal, 0) == []
+
+
+def test_unwritable_journal_is_a_clear_error(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    with pytest.raises(JournalError, match="cannot open the journal"):
+        Journal.open(blocker / "state")
+
+
+def test_journal_command(journal, tmp_path, capsys):
+    journal.close()
+    assert main(["journal", "--state-dir", str(tmp_path), "verify"]) == 0
+    assert json.loads(capsys.readouterr().out)["ok"] is True
+
+    assert main(["journal", "--state-dir", str(tmp_path), "export", "--events"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 9 and json.loads(lines[2])["frame"] == "roll-000001.png"
+
+    assert main(["journal", "--state-dir", str(tmp_path), "recall", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "dice [5, 6] by confirm" in out and "confidence 0.61" in out and "paid 1000c" in out
+
+    assert main(["journal", "--state-dir", str(tmp_path), "recall", "1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["dice"] == [1, 1]
+
+    _tamper(journal.path, "DELETE FROM journal WHERE seq = 7")
+    assert main(["journal", "--state-dir", str(tmp_path), "verify"]) == 1
+    assert json.loads(capsys.readouterr().out)["broken_seq"] == 8
+
+
+def test_journal_command_without_journal(tmp_path, capsys):
+    assert main(["journal", "--state-dir", str(tmp_path / "none"), "verify"]) == 2
+    assert "no journal" in capsys.readouterr().err
