@@ -1,0 +1,57 @@
+"""The dealer's buttons and the events they produce for the table controller.
+
+Four physical buttons, five events: CONFIRM held for the long-press time means
+MANUAL ("I will enter the dice by hand") instead of CONFIRM. The events say
+which button meant what, nothing about the game: the controller decides whether
+an event is allowed at that moment (and refuses it otherwise). During manual
+entry the controller reads the same events through ``ManualEntry``
+(``hardware.gpio.manual_entry``): LOCK steps the die, CONFIRM accepts it, VOID
+cancels.
+
+Values are lower-case strings so they can be journaled and logged as they are.
+"""
+from __future__ import annotations
+
+from enum import Enum
+
+from hardware.gpio.press_logic import Press
+
+
+class ButtonEvent(str, Enum):
+    """What the dealer asked for."""
+
+    LOCK = "lock"  # lock bets / roll (in manual entry: next value of the current die)
+    CONFIRM = "confirm"  # accept the read (in manual entry: accept the current die)
+    VOID = "void"  # void the roll (in manual entry: cancel the entry)
+    NEXT_SHOOTER = "next_shooter"  # the dice pass to the next shooter
+    MANUAL = "manual"  # CONFIRM held: enter the dice by hand
+
+
+class DealerButton(str, Enum):
+    """The physical push-buttons on the dealer's panel (their names in the pin map: ``button_<value>``)."""
+
+    LOCK = "lock"
+    CONFIRM = "confirm"
+    VOID = "void"
+    NEXT_SHOOTER = "next_shooter"
+
+    @property
+    def pin_key(self) -> str:
+        """The key of this button in ``PinMap`` / the ``[pins]`` table."""
+        return f"button_{self.value}"
+
+
+#: What each press of each button means. A button absent from the LONG column
+#: has no long meaning, so it acts the moment it is pushed.
+MEANING: dict[tuple[DealerButton, Press], ButtonEvent] = {
+    (DealerButton.LOCK, Press.SHORT): ButtonEvent.LOCK,
+    (DealerButton.CONFIRM, Press.SHORT): ButtonEvent.CONFIRM,
+    (DealerButton.CONFIRM, Press.LONG): ButtonEvent.MANUAL,
+    (DealerButton.VOID, Press.SHORT): ButtonEvent.VOID,
+    (DealerButton.NEXT_SHOOTER, Press.SHORT): ButtonEvent.NEXT_SHOOTER,
+}
+
+
+def has_long_meaning(button: DealerButton) -> bool:
+    """Whether holding ``button`` means something else than pushing it."""
+    return (button, Press.LONG) in MEANING

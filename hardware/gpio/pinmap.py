@@ -1,0 +1,128 @@
+"""Which BCM GPIO drives what, and the timings of the GPIO devices, from configuration.
+
+The controller loads its TOML file and hands the tables to ``PinMap.from_dict``
+(the ``[pins]`` table) and ``GpioSettings.from_dict`` (the ``[gpio]`` table).
+A bad key or value raises ``GpioConfigError`` naming the key, so the operator sees
+``pins.button_lock`` rather than a traceback from deep inside gpiozero. The wiring
+behind the defaults is drawn in ``hardware/README.md``.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+#: BCM GPIO numbers on the 40-pin header. 0 and 1 are the HAT ID EEPROM bus.
+USABLE_BCM = range(2, 28)
+#: BCM 0..8 have their pull-up enabled from power-on until a program claims them,
+#: which would switch an active-high motor driver on while the Pi boots.
+PULLED_UP_AT_BOOT = range(0, 9)
+
+
+class GpioConfigError(ValueError):
+    """A configuration value for the GPIO devices is wrong; ``key`` names it (``pins.cage_motor``)."""
+
+    def __init__(self, key: str, detail: str) -> None:
+        super().__init__(f"{key}: {detail}")
+        self.key = key
+        self.detail = detail
+
+    def under(self, table: str) -> GpioConfigError:
+        """The same error with its key placed inside a configuration table (``pins.`` + key)."""
+        return GpioConfigError(f"{table}.{self.key}", self.detail)
+
+
+def _from_table(cls: type, data: Mapping[str, Any], where: str) -> Any:
+    """Build the dataclass ``cls`` from a TOML table: defaults fill gaps, unknown keys are refused."""
+    if not isinstance(data, Mapping):
+        raise GpioConfigError(where, f"must be a table of key = value, not {data!r}")
+    known = [field.name for field in fields(cls)]
+    for key in data:
+        if key not in known:
+            raise GpioConfigError(f"{where}.{key}", f"unknown key (known keys: {', '.join(known)})")
+    try:
+        return cls(**data)
+    except GpioConfigError as error:
+        raise error.under(where) from None
+
+
+@dataclass(frozen=True)
+class PinMap:
+    """BCM numbers of every GPIO line the table uses.
+
+    Outputs are active-high (a lit lamp or a running motor is a high line); buttons
+    connect their line to ground and use the Pi's internal pull-up.
+    """
+
+    cage_motor: int = 17
+    light_no_more_bets: int = 22
+    light_bang_inside: int = 23
+    light_bang_outside: int = 24
+    button_lock: int = 5
+    button_confirm: int = 6
+    button_void: int = 13
+    button_next_shooter: int = 26
+
+    def __post_init__(self) -> None:
+        seen: dict[int, str] = {}
+        for field in fields(self):
+            value = getattr(self, field.name)
+            key = field.name
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise GpioConfigError(key, f"must be a BCM GPIO number (an integer), not {value!r}")
+            if value not in USABLE_BCM:
+                raise GpioConfigError(
+                    key, f"BCM {value} is not a usable GPIO of the 40-pin header (2..27)"
+                )
+            if value in seen:
+                raise GpioConfigError(key, f"BCM {value} is already used by {seen[value]}")
+            seen[value] = field.name
+        if self.cage_motor in PULLED_UP_AT_BOOT:
+            raise GpioConfigError(
+                "cage_motor",
+                f"BCM {self.cage_motor} is pulled up while the Pi boots, which would spin the "
+                "cage before the program starts; use one of BCM 9..27",
+            )
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, where: str = "pins") -> PinMap:
+        """Build from a TOML table; missing keys keep their defaults, unknown keys are refused."""
+        return _from_table(cls, data, where)
+
+    def to_dict(self) -> dict[str, int]:
+        return {field.name: getattr(self, field.name) for field in fields(self)}
+
+
+@dataclass(frozen=True)
+class GpioSettings:
+    """Timings of the GPIO devices.
+
+    ``cage_max_run_s`` bounds any one spin of the hazard cage, whatever the
+    controller asks; ``debounce_s`` is how long a button level must hold before it
+    counts; ``long_press_s`` is how long CONFIRM is held to enter dice by hand.
+    """
+
+    cage_max_run_s: float = 10.0
+    debounce_s: float = 0.03
+    long_press_s: float = 1.5
+
+    def __post_init__(self) -> None:
+        limits = {
+            "cage_max_run_s": (0.1, 120.0),
+            "debounce_s": (0.0, 0.5),
+            "long_press_s": (0.2, 10.0),
+        }
+        for name, (low, high) in limits.items():
+            value = getattr(self, name)
+            key = name
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise GpioConfigError(key, f"must be a number of seconds, not {value!r}")
+            if not low <= value <= high:
+                raise GpioConfigError(key, f"{value} s is outside {low}..{high} s")
+        if self.long_press_s <= self.debounce_s:
+            raise GpioConfigError("long_press_s", "must be longer than debounce_s")
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, where: str = "gpio") -> GpioSettings:
+        """Build from a TOML table; missing keys keep their defaults, unknown keys are refused."""
+        return _from_table(cls, data, where)
