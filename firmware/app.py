@@ -1,0 +1,30 @@
+"""The display's main loop body, with its peripherals passed in.
+
+``DisplayApp.poll(now_ms)`` reads what the UART has, lets the Device answer,
+and redraws the panel when the picture changed. ``main.py`` calls it forever
+with ``machine.UART`` and a Max7219Chain on ``machine.SPI``; the terminal
+stand-in and the tests call it with fakes from firmware/virtual.py.
+"""
+
+from firmware.device import Device
+from firmware.layout import rows
+
+
+class DisplayApp:
+    """One UART, one panel (anything with ``show(rows)``), one Device."""
+
+    def __init__(self, uart, panel, device=None):
+        self.uart = uart
+        self.panel = panel
+        self.device = device if device is not None else Device()
+
+    def poll(self, now_ms):
+        """Serve the link once and bring the panel up to date."""
+        waiting = self.uart.any()
+        if waiting:
+            data = self.uart.read(waiting)
+            if data:
+                reply = self.device.receive(data, now_ms)
+                if reply:
+                    self.uart.write(reply)
+        self.panel.show(rows(self.device.current(now_ms)))
