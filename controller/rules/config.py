@@ -1,0 +1,207 @@
+"""Table configuration: limits and layout options, defaulting to the regulation.
+
+A :class:`TableConfig` is a frozen, hashable value (it travels inside every
+game state). Every default is the reading of 9 NYCRR Part 4620 documented in
+docs/rules.md; an operator changes them in the table's TOML through
+:meth:`TableConfig.from_dict`, whose errors name the offending key.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any, Mapping
+
+POINTS = (4, 5, 6, 8, 9, 10)
+DEFAULT_SEATS = ("A", "B", "C", "D", "E", "F", "G", "H")
+
+
+class ConfigError(ValueError):
+    """A configuration value the engine cannot use; ``key`` is its dotted path."""
+
+    def __init__(self, key: str, message: str) -> None:
+        super().__init__(f"{key}: {message}")
+        self.key = key
+
+
+# Maximum bets other than the general $5 (§4620.3(e), §4620.12(c)(7)(ii), §4620.15(e)):
+# place 6 and 8 take $6 (§4620.3(e)(4) table), a specific raffle at most $1.50
+# (§4620.12(c)(1)). Keyed (bet, number); number None covers every number.
+REGULATION_LIMITS: tuple[tuple[str, int | None, int], ...] = (
+    ("place", 6, 600),
+    ("place", 8, 600),
+    ("raffle", None, 150),
+)
+# The odds tables of §4620.3(e)(3)(i)/(ii) and (e)(5)(iii)/(iv): the maximum
+# odds behind a line or come bet of ODDS_REFERENCE_BET cents.
+TAKE_ODDS_TABLE = ((4, 500), (5, 600), (6, 500), (8, 500), (9, 600), (10, 500))
+LAY_ODDS_TABLE = ((4, 600), (5, 600), (6, 600), (8, 600), (9, 600), (10, 600))
+
+_FLAGS = (
+    "field_2_12_pays_2_to_1",
+    "come_odds_work_on_come_out",
+    "place_bets_work_on_come_out",
+    "hardways_work_on_come_out",
+)
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    """Limits (integer cents) and layout options of one table.
+
+    - ``seats``: the seats in shooting order (the dice pass to the left, §4620.3(c)(4)).
+    - ``min_bet``: smallest stake accepted for any bet (the regulation sets none).
+    - ``max_bet``: the general maximum, $5 (§4620.3(e), §4620.12(c)(7)(ii), §4620.15(e)).
+    - ``limits``: exceptions to ``max_bet`` as (bet, number or None, cents).
+    - ``take_odds`` / ``lay_odds``: (point, cents) maximum odds behind a line or come
+      bet of ``odds_reference_bet`` cents; behind a smaller or larger bet the maximum
+      scales in proportion (rounded down to the cent).
+    - ``field_2_12_pays_2_to_1``: "if the layout so indicates" (§4620.3(e)(6)); off.
+    - ``come_odds_work_on_come_out``: odds behind come points act on the shooter's
+      come-out roll; off (they are returned when that roll decides the come bet).
+    - ``place_bets_work_on_come_out`` / ``hardways_work_on_come_out``: off, as a
+      New York dealer calls them "off" on the come-out unless asked.
+    - ``payout_unit``: wins are rounded down to a multiple of this many cents.
+    """
+
+    seats: tuple[str, ...] = DEFAULT_SEATS
+    min_bet: int = 1
+    max_bet: int = 500
+    limits: tuple[tuple[str, int | None, int], ...] = REGULATION_LIMITS
+    take_odds: tuple[tuple[int, int], ...] = TAKE_ODDS_TABLE
+    lay_odds: tuple[tuple[int, int], ...] = LAY_ODDS_TABLE
+    odds_reference_bet: int = 500
+    field_2_12_pays_2_to_1: bool = False
+    come_odds_work_on_come_out: bool = False
+    place_bets_work_on_come_out: bool = False
+    hardways_work_on_come_out: bool = False
+    payout_unit: int = 1
+
+    def maximum(self, bet: str, number: int | None) -> int:
+        """The largest stake allowed on one bet of one seat."""
+        for name, num, cents in self.limits:
+            if name == bet and num == number:
+                return cents
+        for name, num, cents in self.limits:
+            if name == bet and num is None:
+                return cents
+        return self.max_bet
+
+    def max_odds(self, lay: bool, point: int, flat: int) -> int:
+        """The most odds allowed behind a flat bet of ``flat`` cents on ``point``."""
+        table = dict(self.lay_odds if lay else self.take_odds)
+        return flat * table[point] // self.odds_reference_bet
+
+    def left_of(self, seat: str) -> str:
+        """The next seat in shooting order: the dice pass to the left (§4620.3(c)(4), §4620.15(c)(8))."""
+        return self.seats[(self.seats.index(seat) + 1) % len(self.seats)]
+
+    # --- TOML / dict form -------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """The plain-data form (TOML-ready: string keys, no None)."""
+        limits: dict[str, Any] = {"default": self.max_bet}
+        for bet, number, cents in self.limits:
+            if number is None:
+                limits[bet] = cents
+            else:
+                limits.setdefault(bet, {})[str(number)] = cents
+        out: dict[str, Any] = {
+            "seats": list(self.seats),
+            "min_bet": self.min_bet,
+            "payout_unit": self.payout_unit,
+            "limits": limits,
+            "odds": {
+                "reference_bet": self.odds_reference_bet,
+                "take": {str(n): c for n, c in self.take_odds},
+                "lay": {str(n): c for n, c in self.lay_odds},
+            },
+        }
+        for flag in _FLAGS:
+            out[flag] = getattr(self, flag)
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "TableConfig":
+        """Build from the dict form; missing keys keep their defaults.
+
+        ``limits`` and the odds tables are merged key by key onto the
+        regulation's values. Raises :class:`ConfigError` naming the key.
+        """
+        if not isinstance(data, Mapping):
+            raise ConfigError("rules", "expected a table of settings")
+        known = {"seats", "min_bet", "payout_unit", "limits", "odds", *_FLAGS}
+        for key in data:
+            if key not in known:
+                raise ConfigError(str(key), f"unknown setting (known: {', '.join(sorted(known))})")
+        base = cls()
+        kwargs: dict[str, Any] = {}
+        if "seats" in data:
+            seats = data["seats"]
+            if (not isinstance(seats, list | tuple) or not seats
+                    or not all(isinstance(s, str) and s for s in seats)):
+                raise ConfigError("seats", "expected a non-empty list of seat names")
+            if len(set(seats)) != len(seats):
+                raise ConfigError("seats", "seat names must be unique")
+            kwargs["seats"] = tuple(seats)
+        for key in ("min_bet", "payout_unit"):
+            if key in data:
+                kwargs[key] = _cents(data[key], key)
+        for flag in _FLAGS:
+            if flag in data:
+                if not isinstance(data[flag], bool):
+                    raise ConfigError(flag, f"expected true or false, got {data[flag]!r}")
+                kwargs[flag] = data[flag]
+        if "limits" in data:
+            kwargs["max_bet"], kwargs["limits"] = _limits(data["limits"], base)
+        if "odds" in data:
+            odds = data["odds"]
+            if not isinstance(odds, Mapping):
+                raise ConfigError("odds", "expected a table")
+            for key in odds:
+                if key not in ("reference_bet", "take", "lay"):
+                    raise ConfigError(f"odds.{key}", "unknown setting (known: lay, reference_bet, take)")
+            if "reference_bet" in odds:
+                kwargs["odds_reference_bet"] = _cents(odds["reference_bet"], "odds.reference_bet")
+            for side, attr in (("take", "take_odds"), ("lay", "lay_odds")):
+                if side in odds:
+                    merged = dict(getattr(base, attr))
+                    merged.update(_numbered(odds[side], f"odds.{side}", POINTS))
+                    kwargs[attr] = tuple(sorted(merged.items()))
+        return cls(**{**{f.name: getattr(base, f.name) for f in fields(cls)}, **kwargs})
+
+
+def _cents(value: Any, key: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+        raise ConfigError(key, f"expected a positive whole number of cents, got {value!r}")
+    return value
+
+
+def _numbered(value: Any, key: str, allowed: tuple[int, ...] | None) -> dict[int, int]:
+    if not isinstance(value, Mapping):
+        raise ConfigError(key, "expected a table of number = cents")
+    out = {}
+    for raw, cents in value.items():
+        try:
+            number = int(raw)
+        except (TypeError, ValueError):
+            raise ConfigError(f"{key}.{raw}", "expected a number as the key") from None
+        if allowed is not None and number not in allowed:
+            raise ConfigError(f"{key}.{raw}", f"not one of {', '.join(map(str, allowed))}")
+        out[number] = _cents(cents, f"{key}.{raw}")
+    return out
+
+
+def _limits(value: Any, base: TableConfig) -> tuple[int, tuple[tuple[str, int | None, int], ...]]:
+    if not isinstance(value, Mapping):
+        raise ConfigError("limits", "expected a table of bet = cents")
+    max_bet = base.max_bet
+    merged: dict[tuple[str, int | None], int] = {(b, n): c for b, n, c in base.limits}
+    for bet, cents in value.items():
+        if bet == "default":
+            max_bet = _cents(cents, "limits.default")
+        elif isinstance(cents, Mapping):
+            for number, c in _numbered(cents, f"limits.{bet}", None).items():
+                merged[(str(bet), number)] = c
+        else:
+            merged[(str(bet), None)] = _cents(cents, f"limits.{bet}")
+    ordered = sorted(merged.items(), key=lambda kv: (kv[0][0], kv[0][1] or 0))
+    return max_bet, tuple((b, n, c) for (b, n), c in ordered)

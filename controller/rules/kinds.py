@@ -1,0 +1,74 @@
+"""Every bet of every game, with its valid numbers and its paragraph.
+
+This is the catalogue the analysis iterates ("every bet") and the engine
+checks bet identifiers against. The identifiers are a contract (issue 3).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from controller.rules.config import POINTS
+
+
+@dataclass(frozen=True, slots=True)
+class BetKind:
+    """One betting space: its identifier, the numbers it takes (``(None,)`` when
+    it takes none), the paragraph that defines it, and whether one roll always
+    decides it."""
+
+    name: str
+    numbers: tuple[int | None, ...]
+    rule: str
+    one_roll: bool
+
+
+_NONE = (None,)
+
+CRAPS: tuple[BetKind, ...] = (
+    BetKind("pass", _NONE, "§4620.3(e)(1)", False),
+    BetKind("dont_pass", _NONE, "§4620.3(e)(2)", False),
+    BetKind("odds", POINTS, "§4620.3(e)(3)", False),
+    BetKind("come", _NONE, "§4620.3(e)(5)(i)", False),
+    BetKind("dont_come", _NONE, "§4620.3(e)(5)(ii)", False),
+    BetKind("place", POINTS, "§4620.3(e)(4)", False),
+    BetKind("field", _NONE, "§4620.3(e)(6)", True),
+    BetKind("big6", _NONE, "§4620.3(e)(7)", False),
+    BetKind("big8", _NONE, "§4620.3(e)(7)", False),
+    BetKind("any7", _NONE, "§4620.3(e)(8)", True),
+    BetKind("any_craps", _NONE, "§4620.3(e)(9)", True),
+    BetKind("hard", (4, 6, 8, 10), "§4620.3(e)(10)", False),
+    BetKind("aces", _NONE, "§4620.3(e)(11)", True),
+    BetKind("ace_deuce", _NONE, "§4620.3(e)(11)", True),
+    BetKind("eleven", _NONE, "§4620.3(e)(11)", True),
+    BetKind("twelve", _NONE, "§4620.3(e)(11)", True),
+)
+
+HAZARD: tuple[BetKind, ...] = (
+    BetKind("raffle", (1, 2, 3, 4, 5, 6), "§4620.12(c)(1)", True),
+    BetKind("any_raffle", _NONE, "§4620.12(c)(2)", True),
+    BetKind("low", _NONE, "§4620.12(c)(3)", True),
+    BetKind("high", _NONE, "§4620.12(c)(4)", True),
+    BetKind("odd", _NONE, "§4620.12(c)(5)", True),
+    BetKind("even", _NONE, "§4620.12(c)(5)", True),
+    BetKind("number", tuple(range(4, 18)), "§4620.12(c)(6)", True),
+    BetKind("chuck", (1, 2, 3, 4, 5, 6), "§4620.12(c)(7)(i)", True),
+)
+
+BANG: tuple[BetKind, ...] = (
+    BetKind("field", _NONE, "§4620.15(d)(2)", True),
+    BetKind("under7", _NONE, "§4620.15(d)(3)", True),
+    BetKind("any7", _NONE, "§4620.15(d)(4)", True),
+    BetKind("over7", _NONE, "§4620.15(d)(5)", True),
+    BetKind("big6", _NONE, "§4620.15(d)(6)", False),
+    BetKind("big8", _NONE, "§4620.15(d)(7)", False),
+    BetKind("beat_dealer", _NONE, "§4620.15(d)(8)", False),
+)
+
+BET_KINDS: dict[str, tuple[BetKind, ...]] = {"craps": CRAPS, "hazard": HAZARD, "bang": BANG}
+
+
+def kind_of(game: str, bet: str) -> BetKind | None:
+    for kind in BET_KINDS[game]:
+        if kind.name == bet:
+            return kind
+    return None

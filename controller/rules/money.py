@@ -1,0 +1,51 @@
+"""Money and payout arithmetic in integer cents.
+
+The regulations state payouts two ways, and mixing them up is the classic
+mistake: "X to 1" means the player wins X per unit and keeps the stake
+(paid back = stake + X * stake), while "X for 1" means the X already includes
+the stake (paid back = X * stake, net win (X - 1) * stake). A :class:`Payout`
+is built with :func:`to_one` or :func:`for_one` so that the source text can be
+copied literally into the rule tables.
+
+Fractional odds (6-5, 7-5, 2-3 ...) can produce a win that is not a whole
+cent (or not a whole payout unit). The win is rounded *down* to the table's
+payout unit: the house pays to the lowest chip, as a New York dealer does
+(see docs/rules.md, "Rounding").
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+
+@dataclass(frozen=True, slots=True)
+class Payout:
+    """The net win per unit staked, as an exact fraction."""
+
+    net: Fraction
+
+    def paid(self, stake: int, unit: int = 1) -> int:
+        """Cents handed back on a win: the stake plus the win rounded down to ``unit``."""
+        win = self.net * stake
+        return stake + (win.numerator // (win.denominator * unit)) * unit
+
+    def __str__(self) -> str:
+        return f"{self.net.numerator}-{self.net.denominator}"
+
+
+def to_one(numerator: int, denominator: int = 1) -> Payout:
+    """A payout quoted "numerator to denominator": the win, the stake comes back on top."""
+    return Payout(Fraction(numerator, denominator))
+
+
+def for_one(x: int) -> Payout:
+    """A payout quoted "x for 1": x units back in all, the stake included."""
+    return Payout(Fraction(x - 1, 1))
+
+
+EVEN_MONEY = to_one(1)
+
+
+def dollars(cents: int) -> str:
+    """Cents as a dollar amount for messages, e.g. ``$1.50``."""
+    return f"${cents // 100}.{cents % 100:02d}"
