@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any, Mapping
 
-POINTS = (4, 5, 6, 8, 9, 10)
+from controller.rules.kinds import BET_NAMES, POINTS
+
 DEFAULT_SEATS = ("A", "B", "C", "D", "E", "F", "G", "H")
 
 
@@ -198,6 +199,10 @@ def _limits(value: Any, base: TableConfig) -> tuple[int, tuple[tuple[str, int | 
     for bet, cents in value.items():
         if bet == "default":
             max_bet = _cents(cents, "limits.default")
+        elif bet == "odds":
+            raise ConfigError("limits.odds", "odds maxima are set in the odds tables (odds.take, odds.lay)")
+        elif bet not in BET_NAMES:
+            raise ConfigError(f"limits.{bet}", f"no such bet (bets: {', '.join(sorted(BET_NAMES))})")
         elif isinstance(cents, Mapping):
             for number, c in _numbered(cents, f"limits.{bet}", None).items():
                 merged[(str(bet), number)] = c

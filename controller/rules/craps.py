@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from controller.rules.common import Outcome, add_stake, bet_kind, check_dice, settle, take_down
-from controller.rules.config import POINTS, TableConfig
+from controller.rules.config import TableConfig
+from controller.rules.kinds import POINTS
 from controller.rules.dice import is_pair, total
 from controller.rules.events import Bet, Event, NextShooter, Remove, Roll
 from controller.rules.layout import Layout, Wager, check_stake, find, merged, put

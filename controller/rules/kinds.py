@@ -6,8 +6,9 @@ checks bet identifiers against. The identifiers are a contract (issue 3).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Mapping
 
-from controller.rules.config import POINTS
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,6 +23,8 @@ class BetKind:
     one_roll: bool
 
 
+# The box numbers of craps: a point, a place bet, a come point (§4620.3(c)(3), (e)(4)).
+POINTS = (4, 5, 6, 8, 9, 10)
 _NONE = (None,)
 
 CRAPS: tuple[BetKind, ...] = (
@@ -64,7 +67,8 @@ BANG: tuple[BetKind, ...] = (
     BetKind("beat_dealer", _NONE, "§4620.15(d)(8)", False),
 )
 
-BET_KINDS: dict[str, tuple[BetKind, ...]] = {"craps": CRAPS, "hazard": HAZARD, "bang": BANG}
+BET_KINDS: Mapping[str, tuple[BetKind, ...]] = MappingProxyType({"craps": CRAPS, "hazard": HAZARD, "bang": BANG})
+BET_NAMES = frozenset(kind.name for kinds in BET_KINDS.values() for kind in kinds)
 
 
 def kind_of(game: str, bet: str) -> BetKind | None:
