@@ -10,11 +10,11 @@ scenes as camera, mock pins, the display stand-in on a pseudo-terminal and
 the state in ``./var`` -- the bench and ``make run`` setting. The example
 file shipped as ``docs/example.toml`` shows and explains every key.
 
-``limits`` and ``layout`` go to the rules engine and ``pins`` to the GPIO
-layer unchanged; here they are only checked for shape (names are words,
-values are whole numbers or booleans). The layer that owns them checks the
-names themselves when the application is built, and its complaint is
-reported with the same file-and-key form (:meth:`Config.error`).
+``[rules]`` (limits, layout options, seats), ``[pins]`` (the BCM pin map) and
+``[gpio]`` (button and motor timings) belong to the rules engine and the GPIO
+layer: their own builders (``TableConfig.from_dict``, ``PinMap.from_dict``,
+``GpioSettings.from_dict``) check them here, at load time, and their
+complaints are reported with the same file-and-key form.
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from typing import Any, Callable
 
 GAMES = ("craps", "hazard", "bang")
 CAMERA_SOURCES = ("scenes", "folder", "opencv", "picamera2")
-PIN_BACKENDS = ("mock", "lgpio")
+PIN_FACTORIES = ("mock", "lgpio")
 DEMO_SOURCE = "<embedded defaults>"
 
 DEFAULTS: dict[str, Any] = {
@@ -35,12 +35,12 @@ DEFAULTS: dict[str, Any] = {
         "game": "craps",
         # Where the journal and the saved frames live (systemd: /var/lib/dicetable).
         "state_dir": "var",
-        # Seats with a bet spot on the layout.
-        "seats": ["A", "B", "C"],
+        # "mock": simulated GPIO pins (bench, demo); "lgpio": the Raspberry Pi's header.
+        "pin_factory": "mock",
     },
-    "limits": {},
-    "layout": {},
-    "pins": {"backend": "mock"},
+    "rules": {},
+    "pins": {},
+    "gpio": {},
     "camera": {
         "source": "scenes",
         "path": "",
@@ -83,10 +83,10 @@ class Config:
     source: str
     game: str
     state_dir: Path
-    seats: tuple[str, ...]
-    limits: dict[str, Any]
-    layout: dict[str, Any]
-    pins: dict[str, Any]
+    pin_factory: str
+    rules: Any
+    pins: Any
+    gpio: Any
     camera: dict[str, Any]
     display: dict[str, Any]
     calibration: dict[str, Any]
@@ -145,16 +145,8 @@ def _device(v: Any) -> str | None:
     return None if (_is_int(v) and v >= 0) or (isinstance(v, str) and v) else f"must be a camera index or a path (got {v!r})"
 
 
-def _seats(v: Any) -> str | None:
-    if not isinstance(v, list) or not v:
-        return f"must be a non-empty list of seat names (got {v!r})"
-    if not all(isinstance(s, str) and s for s in v) or len(set(v)) != len(v):
-        return "must list distinct, non-empty seat names"
-    return None
-
-
 _CHECKS: dict[str, dict[str, Check]] = {
-    "table": {"game": _one_of(GAMES), "state_dir": _non_empty_string, "seats": _seats},
+    "table": {"game": _one_of(GAMES), "state_dir": _non_empty_string, "pin_factory": _one_of(PIN_FACTORIES)},
     "camera": {
         "source": _one_of(CAMERA_SOURCES),
         "path": _string,
@@ -168,23 +160,26 @@ _CHECKS: dict[str, dict[str, Check]] = {
     "calibration": {"die_size_px": _non_negative_number, "landing_mask": _string},
     "hazard": {"spin_seconds": _positive_number},
 }
-_OPEN_SECTIONS = ("limits", "layout", "pins")
-"""Sections whose key names belong to another layer; only their shape is checked here."""
 
+def _build_delegated(merged: dict[str, Any], problems: list[tuple[str, str]]) -> dict[str, Any]:
+    """Hand ``[rules]``, ``[pins]`` and ``[gpio]`` to the layers that own their keys."""
+    from controller.rules.config import ConfigError as RulesConfigError, TableConfig
+    from hardware.gpio.pinmap import GpioConfigError, GpioSettings, PinMap
 
-def _check_open_section(name: str, table: dict[str, Any], problems: list[tuple[str, str]]) -> None:
-    for key, value in table.items():
-        dotted = f"{name}.{key}"
-        if name == "pins" and key == "backend":
-            if value not in PIN_BACKENDS:
-                problems.append((dotted, f"must be one of {', '.join(PIN_BACKENDS)} (got {value!r})"))
-        elif name == "pins":
-            if not (_is_int(value) and 0 <= value <= 27):
-                problems.append((dotted, f"must be a BCM pin number 0-27 (got {value!r})"))
-        elif isinstance(value, bool):
-            continue
-        elif not _is_int(value) or value < 0:
-            problems.append((dotted, f"must be a whole number >= 0 (cents) or true/false (got {value!r})"))
+    built: dict[str, Any] = {}
+    for section, build, error_type in (
+        ("rules", TableConfig.from_dict, RulesConfigError),
+        ("pins", PinMap.from_dict, GpioConfigError),
+        ("gpio", GpioSettings.from_dict, GpioConfigError),
+    ):
+        try:
+            built[section] = build(merged[section]) if section == "rules" else build(merged[section], where=section)
+        except error_type as exc:
+            key = exc.key if section != "rules" else f"rules.{exc.key}"
+            message = str(exc)
+            prefix = f"{exc.key}: "
+            problems.append((key, message[len(prefix):] if message.startswith(prefix) else message))
+    return built
 
 
 def validate(data: dict[str, Any], source: str) -> Config:
@@ -208,8 +203,7 @@ def validate(data: dict[str, Any], source: str) -> Config:
             message = check(merged[section][key])
             if message:
                 problems.append((f"{section}.{key}", message))
-    for section in _OPEN_SECTIONS:
-        _check_open_section(section, merged[section], problems)
+    built = _build_delegated(merged, problems)
     camera = merged["camera"]
     if camera["source"] == "folder" and not camera["path"]:
         problems.append(("camera.path", "must name the folder of images when camera.source is \"folder\""))
@@ -224,10 +218,10 @@ def validate(data: dict[str, Any], source: str) -> Config:
         source=source,
         game=table["game"],
         state_dir=state_dir,
-        seats=tuple(table["seats"]),
-        limits=dict(merged["limits"]),
-        layout=dict(merged["layout"]),
-        pins=dict(merged["pins"]),
+        pin_factory=table["pin_factory"],
+        rules=built["rules"],
+        pins=built["pins"],
+        gpio=built["gpio"],
         camera=dict(camera),
         display=dict(merged["display"]),
         calibration=dict(merged["calibration"]),

@@ -20,7 +20,8 @@ def test_no_file_gives_embedded_defaults():
     config = load(None)
     assert config.is_demo and config.game == "craps"
     assert config.camera["source"] == "scenes" and config.display["port"] == "sim"
-    assert config.pins["backend"] == "mock" and str(config.state_dir) == "var"
+    assert config.pin_factory == "mock" and str(config.state_dir) == "var"
+    assert config.rules.max_bet == 500 and config.pins.cage_motor == 17 and config.gpio.long_press_s == 1.5
 
 
 def test_shipped_example_is_valid():
@@ -36,6 +37,15 @@ def test_example_documents_every_default_key():
             assert f"{key} =" in text or f"# {key} =" in text, f"{section}.{key} missing from example"
 
 
+def test_example_spells_out_the_delegated_defaults():
+    """The example's [rules], [pins] and [gpio] equal the owners' defaults, so it is true to the code."""
+    from controller.rules import TableConfig
+    from hardware.gpio.pinmap import GpioSettings, PinMap
+
+    config = load(EXAMPLE)
+    assert config.rules == TableConfig() and config.pins == PinMap() and config.gpio == GpioSettings()
+
+
 def test_relative_state_dir_is_relative_to_the_file(tmp_path):
     config = load(_write(tmp_path, '[table]\ngame = "hazard"\nstate_dir = "state"\n'))
     assert config.state_dir == tmp_path / "state" and config.game == "hazard"
@@ -49,11 +59,14 @@ def test_relative_state_dir_is_relative_to_the_file(tmp_path):
         ("[camera]\nfps = true\n", "camera.fps", "positive whole number"),
         ('[camera]\nsource = "folder"\n', "camera.path", "folder of images"),
         ("[camera]\nexposure = 4\n", "camera.exposure", "unknown key"),
-        ("[pins]\nlock_button = 40\n", "pins.lock_button", "BCM pin number"),
-        ('[pins]\nbackend = "rpigpio"\n', "pins.backend", "one of mock, lgpio"),
-        ("[limits]\ntable_max = 12.5\n", "limits.table_max", "cents"),
+        ("[pins]\nbutton_lock = 40\n", "pins.button_lock", "not a usable GPIO"),
+        ("[pins]\nlock_button = 5\n", "pins.lock_button", "unknown key"),
+        ("[gpio]\nlong_press_s = 0\n", "gpio.long_press_s", "outside"),
+        ('[table]\npin_factory = "rpigpio"\n', "table.pin_factory", "one of mock, lgpio"),
+        ("[rules.limits]\ndefault = 12.5\n", "rules.limits.default", "cents"),
+        ("[rules]\nseats = []\n", "rules.seats", "non-empty list"),
+        ("[rules]\nfield_pays_triple = true\n", "rules.field_pays_triple", "unknown setting"),
         ('[display]\nport = ""\n', "display.port", "non-empty"),
-        ("[table]\nseats = []\n", "table.seats", "non-empty list"),
         ("[dealer]\nname = 1\n", "dealer", "unknown section"),
         ("hazard = 3\n", "hazard", "must be a table"),
     ],

@@ -1,0 +1,263 @@
+"""The game flow of a physical table: one pure step per input.
+
+``step(state, event) -> Step(state, effects, accepted)``. No clock, no I/O,
+no randomness: the same inputs in the same order give the same table, which
+is what makes the journal's replay the table's recovery.
+
+Inputs are the table events of ``docs/events.md``:
+
+- game events for the rules engine: ``bet``, ``remove``, ``next_shooter``;
+- the dealer's buttons: ``lock`` (lock bets / roll; in Hazard it starts the
+  cage), ``confirm`` (accept an uncertain read), ``void`` (void the read or
+  the throw), ``manual`` (enter the dice by hand: with ``dice`` at once, or
+  without to start entering them with the buttons);
+- ``spin_done``: the hazard cage's motor has stopped;
+- ``read``: the vision pipeline's verdict on the still frame of a roll
+  (``status``, ``dice``, ``confidence``, ``frame``, ``reason``).
+
+The phases, and what each accepts (anything else is refused with a reason,
+journaled as ``rejected``, and changes nothing):
+
+- ``betting``: bets, removals, next shooter, ``lock``.
+- ``spinning`` (Hazard): ``spin_done``.
+- ``locked`` (dice in the air / in the cage): ``read`` -- an ``ok`` read
+  settles at once, any other waits for the dealer; ``manual``; ``void``
+  unlocks the bets (no throw happened).
+- ``pending`` (a read waits for the dealer): ``confirm`` (only an
+  ``uncertain`` read with the right number of dice), ``manual``, ``void``
+  (discard the read; bets stay locked for the rethrow), or a new ``read``
+  of the same roll (the dealer straightened a die), which replaces it.
+- ``manual`` (entering dice by hand): ``lock`` steps the die, ``confirm``
+  accepts it, ``void`` cancels back to where the entry started.
+
+A roll that is settled appears as a ``roll`` effect (with its ``source``:
+``read``, ``confirm`` or ``manual``) followed by the engine's settlements.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from typing import Any, Mapping
+
+from controller.rules import BetRejected, TableConfig
+from controller.table import rules_port
+from hardware.gpio.events import ButtonEvent
+from hardware.gpio.manual_entry import EntryStatus, ManualEntry, ManualEntryError
+
+HISTORY = 8
+"""How many recent rolls the table remembers for the display."""
+
+GAME_EVENTS = ("bet", "remove", "next_shooter")
+BUTTON_EVENTS = ("lock", "confirm", "void", "manual")
+TABLE_EVENTS = GAME_EVENTS + BUTTON_EVENTS + ("spin_done", "read")
+READ_STATUSES = ("ok", "uncertain", "no_read")
+
+
+class Phase(str, Enum):
+    BETTING = "betting"
+    SPINNING = "spinning"
+    LOCKED = "locked"
+    PENDING = "pending"
+    MANUAL = "manual"
+
+
+@dataclass(frozen=True)
+class PendingRead:
+    """A read the dealer must rule on."""
+
+    status: str
+    dice: tuple[int, ...]
+    confidence: float
+    frame: str | None
+    reason: str | None
+
+
+@dataclass(frozen=True)
+class TableState:
+    """Everything the table knows; equal states mean equal tables."""
+
+    game: str
+    rules: Any
+    phase: Phase = Phase.BETTING
+    pending: PendingRead | None = None
+    entry: ManualEntry | None = None
+    entry_from: Phase | None = None
+    last_roll: tuple[int, ...] = ()
+    history: tuple[tuple[int, ...], ...] = ()
+    rolls: int = 0
+
+    @property
+    def dice_count(self) -> int:
+        return rules_port.DICE_PER_GAME[self.game]
+
+
+@dataclass(frozen=True)
+class Step:
+    """The result of one input: the new state and the journal's effect rows."""
+
+    state: TableState
+    effects: tuple[dict[str, Any], ...] = field(default_factory=tuple)
+    accepted: bool = True
+
+
+class Refused(Exception):
+    """An input at the wrong moment; carries the reason (and the rule when the rules engine refused)."""
+
+    def __init__(self, reason: str, rule: str | None = None):
+        super().__init__(reason)
+        self.reason = reason
+        self.rule = rule
+
+
+def new_table(game: str, config: TableConfig) -> TableState:
+    """A table with betting open and nothing on the layout."""
+    if game not in rules_port.DICE_PER_GAME:
+        raise ValueError(f"unknown game {game!r}")
+    return TableState(game=game, rules=rules_port.new_game(game, config))
+
+
+def step(state: TableState, event: Mapping[str, Any]) -> Step:
+    """Apply one input; a refusal is a ``rejected`` effect and the state is unchanged."""
+    try:
+        return _step(state, event)
+    except BetRejected as exc:
+        return Step(state, (rules_port.rejection(exc, event),), accepted=False)
+    except Refused as exc:
+        return Step(state, (rules_port.rejection(BetRejected(exc.reason, exc.rule), event),), accepted=False)
+
+
+def _step(state: TableState, event: Mapping[str, Any]) -> Step:
+    if not isinstance(event, Mapping):
+        raise Refused(f"an event is a JSON object, not {type(event).__name__}")
+    name = event.get("event")
+    if name not in TABLE_EVENTS:
+        raise Refused(f"unknown event {name!r} (expected one of {', '.join(TABLE_EVENTS)})")
+    if state.phase is Phase.MANUAL and name in ("lock", "confirm", "void"):
+        return _manual_button(state, ButtonEvent(name))
+    handler = _HANDLERS[name]
+    return handler(state, event)
+
+
+def _game_event(state: TableState, event: Mapping[str, Any]) -> Step:
+    if state.phase is not Phase.BETTING:
+        raise Refused(f"bets are locked ({state.phase.value}): {event['event']} waits until the roll is settled")
+    rules, effects = rules_port.apply(state.rules, event)
+    return Step(replace(state, rules=rules), tuple(effects))
+
+
+def _lock(state: TableState, event: Mapping[str, Any]) -> Step:
+    if state.phase is not Phase.BETTING:
+        raise Refused(f"bets are already locked ({state.phase.value})")
+    phase = Phase.SPINNING if state.game == "hazard" else Phase.LOCKED
+    return Step(replace(state, phase=phase))
+
+
+def _spin_done(state: TableState, event: Mapping[str, Any]) -> Step:
+    if state.phase is not Phase.SPINNING:
+        raise Refused("the cage is not spinning")
+    return Step(replace(state, phase=Phase.LOCKED))
+
+
+def _dice(value: Any, count: int, what: str) -> tuple[int, ...]:
+    if not isinstance(value, (list, tuple)) or not all(
+        isinstance(d, int) and not isinstance(d, bool) and 1 <= d <= 6 for d in value
+    ):
+        raise Refused(f"{what}: dice must be a list of values 1 to 6, got {value!r}")
+    if len(value) != count:
+        raise Refused(f"{what}: this game throws {count} dice, got {len(value)}")
+    return tuple(value)
+
+
+def _read(state: TableState, event: Mapping[str, Any]) -> Step:
+    if state.phase not in (Phase.LOCKED, Phase.PENDING):
+        where = "the cage is still spinning" if state.phase is Phase.SPINNING else f"bets are not locked ({state.phase.value})"
+        raise Refused(f"a read arrived when no roll was expected: {where}")
+    status = event.get("status")
+    if status not in READ_STATUSES:
+        raise Refused(f"read: status must be one of {', '.join(READ_STATUSES)}, got {status!r}")
+    raw_dice = event.get("dice") or []
+    if status == "no_read":
+        dice: tuple[int, ...] = tuple(d for d in raw_dice if isinstance(d, int) and 1 <= d <= 6)
+    else:
+        dice = _dice(raw_dice, state.dice_count, "read")
+    confidence = event.get("confidence", 0.0)
+    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)):
+        raise Refused(f"read: confidence must be a number, got {confidence!r}")
+    if status == "ok":
+        return _settle(replace(state, pending=None), dice, "read")
+    pending = PendingRead(status, dice, float(confidence), event.get("frame"), event.get("reason"))
+    return Step(replace(state, phase=Phase.PENDING, pending=pending))
+
+
+def _confirm(state: TableState, event: Mapping[str, Any]) -> Step:
+    pending = state.pending
+    if state.phase is not Phase.PENDING or pending is None:
+        raise Refused("nothing to confirm: no read is waiting for the dealer")
+    if pending.status != "uncertain" or len(pending.dice) != state.dice_count:
+        raise Refused("nothing to confirm: the camera could not read these dice; enter them by hand or void")
+    return _settle(state, pending.dice, "confirm")
+
+
+def _void(state: TableState, event: Mapping[str, Any]) -> Step:
+    if state.phase is Phase.PENDING:
+        return Step(replace(state, phase=Phase.LOCKED, pending=None))
+    if state.phase is Phase.LOCKED:
+        return Step(replace(state, phase=Phase.BETTING))
+    raise Refused(f"nothing to void ({state.phase.value})")
+
+
+def _manual(state: TableState, event: Mapping[str, Any]) -> Step:
+    if state.phase not in (Phase.LOCKED, Phase.PENDING):
+        raise Refused(f"no roll to enter by hand ({state.phase.value})")
+    if event.get("dice") is not None:
+        return _settle(state, _dice(event["dice"], state.dice_count, "manual"), "manual")
+    suggestion = state.pending.dice if state.pending and len(state.pending.dice) == state.dice_count else None
+    entry = ManualEntry.start(state.dice_count, suggestion)
+    return Step(replace(state, phase=Phase.MANUAL, entry=entry, entry_from=state.phase))
+
+
+def _manual_button(state: TableState, button: ButtonEvent) -> Step:
+    assert state.entry is not None and state.entry_from is not None
+    try:
+        entry = state.entry.apply(button)
+    except ManualEntryError as exc:
+        raise Refused(str(exc)) from None
+    if entry.status is EntryStatus.CANCELLED:
+        return Step(replace(state, phase=state.entry_from, entry=None, entry_from=None))
+    if entry.status is EntryStatus.DONE:
+        return _settle(replace(state, entry=None, entry_from=None), entry.dice, "manual")
+    return Step(replace(state, entry=entry))
+
+
+def _settle(state: TableState, dice: tuple[int, ...], source: str) -> Step:
+    """The dice are final: hand them to the rules engine and open betting again."""
+    roll: dict[str, Any] = {"event": "roll", "dice": list(dice)}
+    if state.game == "bang":
+        roll["by"] = rules_port.bang_next_roller(state.rules)
+    rules, effects = rules_port.apply(state.rules, roll)
+    record = {"event": "roll", "game": state.game, "dice": list(dice), "source": source}
+    if "by" in roll:
+        record["by"] = roll["by"]
+    new_state = replace(
+        state,
+        rules=rules,
+        phase=Phase.BETTING,
+        pending=None,
+        last_roll=dice,
+        history=((dice,) + state.history)[:HISTORY],
+        rolls=state.rolls + 1,
+    )
+    return Step(new_state, (record, *effects))
+
+
+_HANDLERS = {
+    "bet": _game_event,
+    "remove": _game_event,
+    "next_shooter": _game_event,
+    "lock": _lock,
+    "spin_done": _spin_done,
+    "read": _read,
+    "confirm": _confirm,
+    "void": _void,
+    "manual": _manual,
+}

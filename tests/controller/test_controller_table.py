@@ -1,0 +1,198 @@
+"""The table's game flow: phases, the dealer's rulings, wrong-moment refusals, recovery by replay."""
+from __future__ import annotations
+
+import pytest
+
+from controller.journal import EFFECT, INPUT, Journal
+from controller.rules import TableConfig
+from controller.table import JournaledTable, JournalMismatch, Phase, lights_for, new_table, step, view_for
+
+CONFIG = TableConfig()
+
+
+def run(state, *events):
+    steps = []
+    for event in events:
+        result = step(state, event)
+        steps.append(result)
+        state = result.state
+    return state, steps
+
+
+def bet(seat, name, amount, number=None):
+    event = {"event": "bet", "seat": seat, "bet": name, "amount": amount}
+    if number is not None:
+        event["number"] = number
+    return event
+
+
+def read(status, dice, confidence=0.99, frame="roll.png"):
+    return {"event": "read", "status": status, "dice": dice, "confidence": confidence, "frame": frame}
+
+
+LOCK, CONFIRM, VOID, MANUAL = ({"event": e} for e in ("lock", "confirm", "void", "manual"))
+
+
+def test_craps_ok_read_settles_at_once_and_lights_follow():
+    state, _ = run(new_table("craps", CONFIG), bet("A", "field", 500))
+    assert not lights_for(state).no_more_bets
+    state, _ = run(state, LOCK)
+    assert state.phase is Phase.LOCKED and lights_for(state).no_more_bets
+    state, (settled,) = run(state, read("ok", [1, 3]))
+    roll, settle = settled.effects
+    assert roll == {"event": "roll", "game": "craps", "dice": [1, 3], "source": "read"}
+    assert settle["result"] == "win" and settle["paid"] == 1000
+    assert state.phase is Phase.BETTING and not lights_for(state).no_more_bets
+    assert view_for(state).dice == (1, 3) and view_for(state).status == "BETS"
+
+
+def test_craps_come_out_point_and_seven_out_rotate_the_shooter():
+    state, steps = run(
+        new_table("craps", CONFIG), bet("A", "pass", 500), LOCK, read("ok", [2, 2]),
+    )
+    assert view_for(state).point == 4 and view_for(state).shooter == "A"
+    state, steps = run(state, LOCK, read("ok", [3, 4]))
+    assert steps[-1].effects[1]["result"] == "lose"
+    assert view_for(state).point is None and view_for(state).shooter == "B"
+
+
+def test_uncertain_read_waits_for_the_dealer():
+    state, steps = run(new_table("craps", CONFIG), bet("A", "any7", 500), LOCK, read("uncertain", [3, 4], 0.55))
+    assert state.phase is Phase.PENDING and steps[-1].effects == ()
+    assert view_for(state).status == "CHECK" and view_for(state).dice == (3, 4)
+    state, (confirmed,) = run(state, CONFIRM)
+    assert confirmed.effects[0]["source"] == "confirm" and confirmed.effects[1]["paid"] == 2500
+
+
+def test_no_read_cannot_be_confirmed_but_can_be_entered_by_hand_with_the_buttons():
+    state, steps = run(new_table("craps", CONFIG), bet("A", "any_craps", 500), LOCK, read("no_read", [], 0.0), CONFIRM)
+    assert not steps[-1].accepted and state.phase is Phase.PENDING
+    state, steps = run(state, MANUAL)
+    assert state.phase is Phase.MANUAL and view_for(state).status == "HAND" and view_for(state).dice == (1,)
+    state, steps = run(state, CONFIRM, CONFIRM)  # die 1: 1, die 2: 1 -> aces
+    assert steps[-1].effects[0] == {"event": "roll", "game": "craps", "dice": [1, 1], "source": "manual"}
+    assert steps[-1].effects[1]["result"] == "win"
+
+
+def test_manual_entry_can_be_cancelled_back_to_the_read():
+    state, _ = run(new_table("craps", CONFIG), LOCK, read("uncertain", [5, 6], 0.4), MANUAL)
+    assert view_for(state).dice == (5,)  # starts at the camera's suggestion
+    state, _ = run(state, {"event": "lock"}, VOID)
+    assert state.phase is Phase.PENDING and state.pending.dice == (5, 6)
+
+
+def test_void_discards_the_read_then_unlocks():
+    state, _ = run(new_table("craps", CONFIG), LOCK, read("uncertain", [5, 6], 0.4), VOID)
+    assert state.phase is Phase.LOCKED and state.pending is None
+    state, _ = run(state, VOID)
+    assert state.phase is Phase.BETTING and state.rolls == 0
+
+
+def test_hazard_lock_spins_the_cage_and_reads_only_after_it_stops():
+    state, _ = run(new_table("hazard", CONFIG), bet("A", "high", 500), LOCK)
+    assert state.phase is Phase.SPINNING and view_for(state).status == "SPIN"
+    state, steps = run(state, read("ok", [6, 6, 5]))
+    assert not steps[-1].accepted and "spinning" in steps[-1].effects[0]["reason"]
+    state, steps = run(state, {"event": "spin_done"}, read("ok", [6, 6, 5]))
+    assert steps[-1].effects[1]["result"] == "win" and state.phase is Phase.BETTING
+
+
+def test_bang_dealer_roll_then_shooter_roll_then_next_shooter():
+    state, steps = run(new_table("bang", CONFIG), bet("A", "beat_dealer", 500), bet("B", "field", 500), LOCK, read("ok", [2, 3]))
+    assert steps[-1].effects[0]["by"] == "dealer"
+    assert [e["bet"] for e in steps[-1].effects[1:]] == ["field"]  # inside bets only
+    lamps = lights_for(state)
+    assert not lamps.bang_inside and lamps.bang_outside  # outside bets closed until the next game
+    state, steps = run(state, bet("A", "beat_dealer", 500))
+    assert not steps[-1].accepted and steps[-1].effects[0]["rule"].startswith("§4620.15")
+    state, steps = run(state, LOCK, read("ok", [6, 5]))
+    assert steps[-1].effects[0]["by"] == "shooter"
+    assert steps[-1].effects[1] == {"event": "settle", "seat": "A", "bet": "beat_dealer", "number": None,
+                                    "amount": 500, "result": "win", "paid": 1000}
+    assert view_for(state).shooter == "B" and not lights_for(state).bang_outside
+
+
+@pytest.mark.parametrize(
+    "prefix, event",
+    [
+        ([LOCK], bet("A", "pass", 500)),                          # a bet while bets are locked
+        ([LOCK], {"event": "remove", "seat": "A", "bet": "pass"}),
+        ([], CONFIRM),                                            # nothing to confirm
+        ([LOCK], CONFIRM),
+        ([], VOID),                                               # nothing to void
+        ([], read("ok", [3, 4])),                                 # dice read while betting is open
+        ([LOCK], LOCK),                                           # locked twice
+        ([], MANUAL),
+        ([], {"event": "spin_done"}),
+        ([LOCK], read("ok", [3, 4, 5])),                          # wrong number of dice
+        ([LOCK], read("sure", [3, 4])),
+        ([LOCK], {"event": "manual", "dice": [0, 7]}),
+        ([], {"event": "shuffle"}),
+        ([], bet("Z", "pass", 500)),                              # the rules engine refuses
+        ([], bet("A", "pass", 50_000)),
+        ([], ["not", "an", "object"]),
+    ],
+)
+def test_wrong_moment_inputs_are_refused_and_change_nothing(prefix, event):
+    state, _ = run(new_table("craps", CONFIG), bet("A", "pass", 500), *prefix)
+    result = step(state, event)
+    assert not result.accepted and result.state == state
+    (rejected,) = result.effects
+    assert rejected["event"] == "rejected" and rejected["reason"]
+
+
+def _session():
+    return [
+        bet("A", "pass", 500), bet("B", "field", 300), LOCK, read("uncertain", [4, 4], 0.6), CONFIRM,
+        bet("A", "odds", 500, number=8), CONFIRM, LOCK, read("ok", [5, 3]), bet("B", "field", 300), LOCK, MANUAL, LOCK, CONFIRM, CONFIRM,
+    ]
+
+
+def test_journaled_table_recovers_to_the_same_state(tmp_path):
+    with Journal.open(tmp_path) as journal:
+        table = JournaledTable.open(journal, "craps", CONFIG)
+        for event in _session():
+            table.submit(event)
+        final = table.state
+        rows = len(journal)
+    with Journal.open(tmp_path) as journal:
+        again = JournaledTable.open(journal, "craps", CONFIG)
+        assert again.state == final and again.replayed == len(_session()) and len(journal) == rows
+
+
+def test_recovery_completes_effects_cut_off_after_their_input(tmp_path):
+    with Journal.open(tmp_path) as journal:
+        table = JournaledTable.open(journal, "craps", CONFIG)
+        for event in _session()[:-1]:
+            table.submit(event)
+        # The stop came after the last input was committed and before its effects were.
+        journal.append(_session()[-1], INPUT)
+    with Journal.open(tmp_path) as journal:
+        table = JournaledTable.open(journal, "craps", CONFIG)
+        assert table.completed == 2  # the roll and its settlement
+        kinds = [(e.kind, e.event["event"]) for e in journal.entries()][-3:]
+        assert kinds == [(INPUT, "confirm"), (EFFECT, "roll"), (EFFECT, "settle")]
+    with Journal.open(tmp_path) as journal:
+        assert JournaledTable.open(journal, "craps", CONFIG).completed == 0  # never settled twice
+
+
+def test_journal_of_another_game_or_rules_is_refused(tmp_path):
+    with Journal.open(tmp_path) as journal:
+        JournaledTable.open(journal, "craps", CONFIG)
+        with pytest.raises(JournalMismatch, match="holds a craps table"):
+            JournaledTable.open(journal, "hazard", CONFIG)
+        with pytest.raises(JournalMismatch, match="other rules"):
+            JournaledTable.open(journal, "craps", TableConfig(max_bet=1000))
+
+
+def test_effects_that_disagree_with_the_code_are_refused(tmp_path):
+    with Journal.open(tmp_path) as journal:
+        table = JournaledTable.open(journal, "craps", CONFIG)
+        table.submit(bet("A", "field", 500))
+        table.submit(LOCK)
+        journal.append(read("ok", [1, 3]), INPUT)
+        journal.append_many([{"event": "roll", "game": "craps", "dice": [1, 3], "source": "read"},
+                             {"event": "settle", "seat": "A", "bet": "field", "number": None, "amount": 500,
+                              "result": "win", "paid": 99999}], EFFECT)
+        with pytest.raises(JournalMismatch, match="differ"):
+            JournaledTable.open(journal, "craps", CONFIG)
