@@ -1,0 +1,281 @@
+"""Train the dice reader's two small networks and export them to ONNX.
+
+    /work/.train-venv/bin/python training/train_reader.py [--datasets ../shared/datasets] [--seed 0]
+
+* the detector: a fully convolutional net that marks the centre of every die
+  on a grid four times coarser than its input, with the die's size and the
+  centre's sub-cell offset (``vision/models/dice_detector.onnx``);
+* the classifier: reads one die crop (``vision.reader.geometry.crop_die``) as
+  "not a die" or a face 1..6 (``vision/models/dice_classifier.onnx``).
+
+Data: the *tune* part of every labelled folder under ``--datasets`` (the
+held-out runs of ``vision.benchtool.split`` are never loaded here) plus
+generated scenes (``training/synth.py``). Photos are read from where they
+lie and never copied. Seeded, CPU only, two threads, a few minutes.
+Needs torch (and onnx for the export) in a separate venv; the table never
+imports this file.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+from torch import nn
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "training"))
+
+from synth import scene  # noqa: E402
+from vision.benchtool.labels import load_folder  # noqa: E402
+from vision.benchtool.split import select  # noqa: E402
+from vision.reader import geometry as G  # noqa: E402
+
+#: Folders whose boxes hold only the pip pattern (see their README): the die's
+#: bounding box is about the pattern's side divided by this.
+PIP_BOX_FOLDERS = {"matteop65-wood-webcam": 0.55}
+
+
+# ---------------------------------------------------------------- data
+def load_real(root: Path, split: str) -> list[tuple[np.ndarray, list[tuple[float, float, float, int]]]]:
+    """Images of the chosen split with dice as (cx, cy, bbox side, value) in pixels."""
+    out = []
+    for folder in sorted(p for p in root.iterdir() if p.is_dir()):
+        pip_ratio = PIP_BOX_FOLDERS.get(folder.name)
+        for item in select(load_folder(folder), split):
+            img = cv2.imread(str(item.path), cv2.IMREAD_COLOR)
+            if img is None:
+                continue
+            h, w = img.shape[:2]
+            dice, sides = [], []
+            for d in item.dice:
+                side = max(d.w * w, d.h * h)
+                if pip_ratio:
+                    side = side / pip_ratio if d.value > 1 else float("nan")
+                dice.append([d.cx * w, d.cy * h, side, d.value])
+                sides.append(side)
+            known = [s for s in sides if s == s]
+            fallback = float(np.median(known)) if known else 0.085 * max(h, w)
+            for d in dice:
+                if d[2] != d[2]:
+                    d[2] = fallback
+            out.append((img, [tuple(d) for d in dice]))
+        print(f"  {folder.name}: {len(out)} images so far", flush=True)
+    return out
+
+
+def colour_aug(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
+    """Colour changes that keep pips pips: channel order, inversion, grey, light, blur, noise."""
+    img = img[..., rng.permutation(3)] if rng.random() < 0.5 else img
+    f = img.astype(np.float32)
+    if rng.random() < 0.15:
+        f = 255 - f
+    if rng.random() < 0.15:
+        f[:] = f.mean(axis=2, keepdims=True)
+    f = (f - 128) * rng.uniform(0.6, 1.4) + 128 + rng.uniform(-40, 40)
+    f *= rng.uniform(0.85, 1.15, 3)
+    if rng.random() < 0.3:
+        f = cv2.GaussianBlur(f, (0, 0), rng.uniform(0.3, 1.2))
+    f += rng.normal(0, rng.uniform(0, 6), f.shape)
+    return np.clip(f, 0, 255).astype(np.uint8)
+
+
+def det_sample(rng, img, dice, size=160):
+    """A random detector window: input image, heat target, size/offset targets, mask."""
+    h, w = img.shape[:2]
+    if max(h, w) <= 400:  # generated scene, already at a random scale
+        scale = rng.uniform(0.4, 0.7)
+    else:
+        scale = G.DET_LONG_SIDE / max(h, w) * float(np.exp(rng.uniform(np.log(0.6), np.log(1.8))))
+    small = cv2.resize(img, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA)
+    sh, sw = small.shape[:2]
+    if sh < size or sw < size:
+        small = cv2.copyMakeBorder(small, 0, max(0, size - sh), 0, max(0, size - sw), cv2.BORDER_REFLECT)
+    y0 = int(rng.integers(0, small.shape[0] - size + 1))
+    x0 = int(rng.integers(0, small.shape[1] - size + 1))
+    win = small[y0:y0 + size, x0:x0 + size]
+    pts = [((cx * scale - x0), (cy * scale - y0), s * scale) for cx, cy, s, _ in dice]
+    k = int(rng.integers(4))
+    flip = rng.random() < 0.5
+    win = np.rot90(win, k)
+    for _ in range(k):  # rot90 counter-clockwise: (x, y) -> (y, size-1-x)
+        pts = [(y, size - 1 - x, s) for x, y, s in pts]
+    if flip:
+        win = win[:, ::-1]
+        pts = [(size - 1 - x, y, s) for x, y, s in pts]
+    win = colour_aug(rng, np.ascontiguousarray(win))
+    g = size // G.DET_STRIDE
+    heat = np.zeros((g, g), np.float32)
+    reg = np.zeros((3, g, g), np.float32)
+    mask = np.zeros((g, g), np.float32)
+    yy, xx = np.mgrid[0:g, 0:g]
+    for x, y, s in pts:
+        gx, gy = (x + 0.5) / G.DET_STRIDE - 0.5, (y + 0.5) / G.DET_STRIDE - 0.5
+        if not (-0.5 <= gx < g - 0.5 and -0.5 <= gy < g - 0.5):
+            continue
+        sigma = max(0.6, s / G.DET_STRIDE / 6)
+        heat = np.maximum(heat, np.exp(-((xx - gx) ** 2 + (yy - gy) ** 2) / (2 * sigma**2)))
+        ix, iy = int(round(gx)), int(round(gy))
+        heat[iy, ix] = 1.0
+        reg[:, iy, ix] = (np.log(s / 16.0), gx - ix, gy - iy)
+        mask[iy, ix] = 1.0
+    return win, heat, reg, mask
+
+
+def cls_sample(rng, img, dice):
+    """One classifier crop and its class (0 = not a die, else the face value)."""
+    h, w = img.shape[:2]
+    cx, cy, s, v = dice[int(rng.integers(len(dice)))]
+    r = rng.random()
+    if r < 0.62:  # a die, with the centre and size errors of a real detector
+        x = cx + rng.normal(0, 0.06) * s
+        y = cy + rng.normal(0, 0.06) * s
+        label = v
+    elif r < 0.8:  # half a die: the detector's centre is well off
+        a = rng.uniform(0, 2 * np.pi)
+        d = rng.uniform(0.5, 0.95) * s
+        x, y, label = cx + d * np.cos(a), cy + d * np.sin(a), 0
+    else:  # somewhere else
+        for _ in range(10):
+            x, y = rng.uniform(0, w), rng.uniform(0, h)
+            if all(np.hypot(x - a, y - b) > 0.8 * sb for a, b, sb, _ in dice):
+                break
+        label = 0
+    crop = G.crop_die(img, x, y, s * float(np.exp(rng.normal(0, 0.1))), rng.uniform(0, 360))
+    return colour_aug(rng, crop), label
+
+
+# ---------------------------------------------------------------- networks
+def cbr(i, o, stride=1, dil=1):
+    return [nn.Conv2d(i, o, 3, stride, dil, dilation=dil, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True)]
+
+
+class Detector(nn.Module):
+    """Stride-4 centre heat map, log size and sub-cell offset of every die."""
+
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(*cbr(3, 16, 2), *cbr(16, 24, 2), *cbr(24, 32), *cbr(32, 32, 1, 2), *cbr(32, 32, 1, 4))
+        self.head = nn.Conv2d(32, 4, 1)
+
+    def forward(self, x):
+        return self.head(self.body(x))
+
+
+class Classifier(nn.Module):
+    """One 40x40 crop -> logits of (not a die, 1, 2, 3, 4, 5, 6)."""
+
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(
+            *cbr(3, 16), nn.MaxPool2d(2), *cbr(16, 32), nn.MaxPool2d(2), *cbr(32, 64), nn.MaxPool2d(2),
+            *cbr(64, 64), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(64, 7),
+        )
+
+    def forward(self, x):
+        return self.net(x)
+
+
+def focal(logit, target):
+    """CenterNet's penalty-reduced focal loss on the heat map."""
+    p = torch.sigmoid(logit).clamp(1e-4, 1 - 1e-4)
+    pos = target.eq(1).float()
+    neg = 1 - pos
+    pos_loss = -(torch.log(p) * (1 - p) ** 2 * pos).sum()
+    neg_loss = -(torch.log(1 - p) * p**2 * (1 - target) ** 4 * neg).sum()
+    return (pos_loss + neg_loss) / pos.sum().clamp(min=1)
+
+
+def train_detector(rng, data, steps, batch=16):
+    net = Detector()
+    opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps)
+    t0 = time.time()
+    for step in range(steps):
+        samples = [det_sample(rng, *data[int(rng.integers(len(data)))]) for _ in range(batch)]
+        x = torch.from_numpy(G.to_blob([s[0] for s in samples]))
+        heat = torch.from_numpy(np.stack([s[1] for s in samples]))
+        reg = torch.from_numpy(np.stack([s[2] for s in samples]))
+        mask = torch.from_numpy(np.stack([s[3] for s in samples]))
+        out = net(x)
+        l_heat = focal(out[:, 0], heat)
+        l_reg = (torch.abs(out[:, 1:] - reg) * mask[:, None]).sum() / mask.sum().clamp(min=1)
+        loss = l_heat + l_reg
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        if step % 100 == 0 or step == steps - 1:
+            print(f"  det {step:5d} heat {l_heat.item():.3f} reg {l_reg.item():.3f} ({time.time() - t0:.0f}s)", flush=True)
+    return net.eval()
+
+
+def train_classifier(rng, data, steps, batch=128):
+    net = Classifier()
+    opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps)
+    lossf = nn.CrossEntropyLoss(label_smoothing=0.02)
+    t0 = time.time()
+    for step in range(steps):
+        samples = [cls_sample(rng, *data[int(rng.integers(len(data)))]) for _ in range(batch)]
+        x = torch.from_numpy(G.to_blob([s[0] for s in samples]))
+        y = torch.tensor([s[1] for s in samples])
+        out = net(x)
+        loss = lossf(out, y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        if step % 100 == 0 or step == steps - 1:
+            acc = (out.argmax(1) == y).float().mean().item()
+            print(f"  cls {step:5d} loss {loss.item():.3f} acc {acc:.3f} ({time.time() - t0:.0f}s)", flush=True)
+    return net.eval()
+
+
+def export(net, example, path: Path, dynamic: dict):
+    torch.onnx.export(net, example, str(path), input_names=["input"], output_names=["output"],
+                      dynamic_axes=dynamic, opset_version=13, dynamo=False)
+    print(f"  wrote {path} ({path.stat().st_size / 1024:.0f} KiB)")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--datasets", type=Path, default=ROOT.parent / "shared" / "datasets")
+    ap.add_argument("--out", type=Path, default=ROOT / "vision" / "models")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--det-steps", type=int, default=2500)
+    ap.add_argument("--cls-steps", type=int, default=2500)
+    ap.add_argument("--synth", type=int, default=500, help="generated scenes added to the photos")
+    ap.add_argument("--threads", type=int, default=2)
+    args = ap.parse_args(argv)
+
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    cv2.setNumThreads(1)
+    rng = np.random.default_rng(args.seed)
+    print("loading the tune split of", args.datasets, flush=True)
+    real = load_real(args.datasets, "tune")
+    print(f"generating {args.synth} scenes", flush=True)
+    synth = [scene(rng) for _ in range(args.synth)]
+    synth = [s for s in synth if s[1]]
+    # photos twice as often as drawings: they are what the table looks like
+    data = real * 2 + synth
+    print(f"{len(real)} photos, {len(synth)} scenes", flush=True)
+
+    args.out.mkdir(parents=True, exist_ok=True)
+    det = train_detector(rng, data, args.det_steps)
+    export(det, torch.zeros(1, 3, 160, 160), args.out / "dice_detector.onnx",
+           {"input": {2: "h", 3: "w"}, "output": {2: "gh", 3: "gw"}})
+    cls = train_classifier(rng, data, args.cls_steps)
+    export(cls, torch.zeros(1, 3, G.CLS_SIZE, G.CLS_SIZE), args.out / "dice_classifier.onnx",
+           {"input": {0: "n"}, "output": {0: "n"}})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

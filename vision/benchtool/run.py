@@ -1,0 +1,99 @@
+"""Run the reader over a labelled folder and gather the figures of the bench report."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import cv2
+import numpy as np
+
+from vision.benchtool.labels import LabelledImage
+from vision.benchtool.progress import Progress
+from vision.benchtool.score import ImageScore, score
+from vision.model import Calibration, DiceRead, ReadStatus
+
+Reader = Callable[..., DiceRead]
+
+
+@dataclass
+class ImageResult:
+    item: LabelledImage
+    read: DiceRead
+    score: ImageScore
+    size: tuple[int, int]  # width, height (0, 0) when the file could not be decoded
+
+
+def run(items: list[LabelledImage], reader: Reader, give_count: bool = True,
+        calibration: Calibration | None = None, progress: Progress | None = None) -> list[ImageResult]:
+    """Read every image (``expect`` = its labelled count when ``give_count``) and score it."""
+    results = []
+    for item in items:
+        frame = cv2.imread(str(item.path), cv2.IMREAD_COLOR)
+        expect = len(item.dice) if give_count and item.dice else None
+        if frame is None:
+            read = DiceRead(ReadStatus.NO_READ, (), "not a readable image")
+            size = (0, 0)
+        else:
+            read = reader(frame, expect=expect, calibration=calibration)
+            size = (frame.shape[1], frame.shape[0])
+        results.append(ImageResult(item, read, score(item, read, *size), size))
+        if progress:
+            progress.step()
+    return results
+
+
+def summarise(results: list[ImageResult]) -> dict:
+    """The report's figures (fractions in 0..1, times in ms)."""
+    n_img = len(results)
+    n_dice = sum(r.score.labelled for r in results)
+    correct = sum(r.score.correct for r in results)
+    times = [r.read.ms for r in results if r.size != (0, 0)]
+    status = {s.value: sum(r.read.status == s for r in results) for s in ReadStatus}
+    ok = [r for r in results if r.read.status == ReadStatus.OK]
+
+    def frac(a: float, b: float) -> float | None:
+        return a / b if b else None
+
+    return {
+        "images": n_img,
+        "dice": n_dice,
+        "per_die_accuracy": frac(correct, n_dice),
+        "per_roll_accuracy": frac(sum(r.score.roll_correct for r in results), n_img),
+        "dice_wrong": sum(r.score.wrong for r in results),
+        "dice_missed": sum(r.score.missed for r in results),
+        "dice_extra": sum(r.score.extra for r in results),
+        "ok_rate": frac(status["ok"], n_img),
+        "uncertain_rate": frac(status["uncertain"], n_img),
+        "no_read_rate": frac(status["no_read"], n_img),
+        "ok_roll_accuracy": frac(sum(r.score.roll_correct for r in ok), len(ok)),
+        "silent_misread_images": sum(r.score.silent for r in results),
+        "silent_misread_image_rate": frac(sum(r.score.silent for r in results), n_img),
+        "silent_misread_dice": sum(r.score.silent_dice for r in results),
+        "silent_misread_die_rate": frac(sum(r.score.silent_dice for r in results), n_dice),
+        "ms_median": float(np.median(times)) if times else None,
+        "ms_p95": float(np.percentile(times, 95)) if times else None,
+        "reasons": _reasons(results),
+    }
+
+
+def _reasons(results: list[ImageResult]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for r in results:
+        if r.read.reason:
+            key = r.read.reason.split(" at (")[0]
+            out[key] = out.get(key, 0) + 1
+    return dict(sorted(out.items(), key=lambda kv: -kv[1]))
+
+
+def misses(results: list[ImageResult]) -> list[ImageResult]:
+    """Every image whose read is not exactly right, silent misreads first."""
+    bad = [r for r in results if not r.score.roll_correct]
+    return sorted(bad, key=lambda r: (not r.score.silent, str(r.item.path)))
+
+
+def display_path(path: Path, root: Path) -> str:
+    try:
+        return str(path.relative_to(root))
+    except ValueError:
+        return str(path)

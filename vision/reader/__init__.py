@@ -1,0 +1,33 @@
+"""The dice reader: one still frame in, the dice and how far to trust them out.
+
+Public interface (what the table controller calls)::
+
+    read_dice(frame: np.ndarray, expect: int | None = None,
+              calibration: Calibration | None = None) -> DiceRead
+
+- ``frame``: a BGR uint8 image (H x W x 3), any size; a still frame of the
+  landing area or of the bottom of the hazard cage.
+- ``expect``: how many dice were thrown (2 for craps and bang, 3 for hazard),
+  or ``None`` to report every die found.
+- ``calibration``: the table's ``vision.model.Calibration``; its
+  ``landing_mask`` rejects dice outside the landing area and its
+  ``die_size_px`` fixes the scale (without it the frame's long side is
+  taken as about 8 dice wide, like the public photos).
+
+It never raises on a bad frame: a frame that is not an image, too small, or
+cannot be processed gives ``no_read`` with a ``reason``. The status is
+``ok`` only when every die is found, apart from the others, inside the view
+and read with agreeing cues; ``uncertain`` when a value is in doubt (the
+dealer confirms); ``no_read`` for a wrong count, touching or stacked dice, a
+die cut by the edge or outside the landing area (see ``judge.py``).
+``DiceRead.ms`` is the time spent in the call.
+
+How it works: a small fully convolutional network marks die centres
+(``detect.py``), a small classifier reads each die crop (turned two ways),
+a classical pip counter gives an independent second opinion (``pips.py``),
+and ``judge.py`` decides. Both networks are ONNX files in ``vision/models``
+run through OpenCV's DNN module; ``training/`` rebuilds them.
+"""
+from vision.reader.read import read_dice
+
+__all__ = ["read_dice"]

@@ -1,0 +1,58 @@
+"""How frames and dice are resized before the networks see them.
+
+Training (``training/train_reader.py``) imports these same functions, so the
+pictures the networks learned from and the ones they are shown at the table
+are made by one piece of code and can never drift apart.
+"""
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+#: The detector's output grid is this many times coarser than its input.
+DET_STRIDE = 4
+#: Without a calibration the frame's long side is brought to this many pixels
+#: for the detector; the public photos then show dice of about 20 px.
+DET_LONG_SIDE = 320
+#: With a calibrated top-face size, the frame is scaled so a top face is this big.
+DET_TOP_FACE_PX = 17.0
+#: Size of the square crop the classifier reads, and how much wider than the
+#: die's bounding box the crop is (room for a centre that is a little off).
+CLS_SIZE = 40
+CROP_FACTOR = 1.3
+
+
+def detector_scale(shape: tuple[int, ...], die_size_px: float | None) -> float:
+    """Factor from frame pixels to detector-input pixels."""
+    if die_size_px:
+        return DET_TOP_FACE_PX / float(die_size_px)
+    return DET_LONG_SIDE / float(max(shape[0], shape[1]))
+
+
+def detector_input(frame: np.ndarray, scale: float) -> np.ndarray:
+    """The frame resized for the detector, padded to a multiple of 4 * DET_STRIDE."""
+    h, w = frame.shape[:2]
+    nh, nw = max(1, round(h * scale)), max(1, round(w * scale))
+    small = cv2.resize(frame, (nw, nh), interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+    m = 4 * DET_STRIDE
+    ph, pw = (-nh) % m, (-nw) % m
+    if ph or pw:
+        small = cv2.copyMakeBorder(small, 0, ph, 0, pw, cv2.BORDER_REPLICATE)
+    return small
+
+
+def crop_die(frame: np.ndarray, cx: float, cy: float, side: float, angle_deg: float = 0.0) -> np.ndarray:
+    """A CLS_SIZE square crop centred on (cx, cy), CROP_FACTOR times ``side`` wide."""
+    span = max(side * CROP_FACTOR, 4.0)
+    k = CLS_SIZE / span
+    m = cv2.getRotationMatrix2D((cx, cy), angle_deg, k)
+    m[0, 2] += CLS_SIZE / 2 - cx
+    m[1, 2] += CLS_SIZE / 2 - cy
+    interp = cv2.INTER_AREA if k < 1 else cv2.INTER_LINEAR
+    return cv2.warpAffine(frame, m, (CLS_SIZE, CLS_SIZE), flags=interp, borderMode=cv2.BORDER_REPLICATE)
+
+
+def to_blob(images: list[np.ndarray]) -> np.ndarray:
+    """BGR uint8 images -> float32 NCHW in 0..1, the networks' input."""
+    arr = np.stack(images).astype(np.float32) / 255.0
+    return np.ascontiguousarray(arr.transpose(0, 3, 1, 2))

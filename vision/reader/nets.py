@@ -1,0 +1,64 @@
+"""The two ONNX networks of the reader, run through OpenCV's DNN module.
+
+The files live in ``vision/models/`` (how they were made: its README). They
+are loaded once per process and kept; OpenCV's DNN is the only runtime
+needed (no PyTorch at the table).
+"""
+from __future__ import annotations
+
+import threading
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
+DETECTOR_FILE = MODELS_DIR / "dice_detector.onnx"
+CLASSIFIER_FILE = MODELS_DIR / "dice_classifier.onnx"
+
+
+class ModelMissing(RuntimeError):
+    """A network file is absent or unreadable (an install problem, not a bad frame)."""
+
+
+class DiceNets:
+    """The detector and the classifier, safe to share between threads (one lock each)."""
+
+    def __init__(self, detector: Path = DETECTOR_FILE, classifier: Path = CLASSIFIER_FILE):
+        self._det = _load(detector)
+        self._cls = _load(classifier)
+        self._det_lock = threading.Lock()
+        self._cls_lock = threading.Lock()
+
+    def detect(self, blob: np.ndarray) -> np.ndarray:
+        """(1, 3, H, W) in 0..1 -> (4, H/4, W/4): heat logit, log(size/16), dx, dy."""
+        with self._det_lock:
+            self._det.setInput(blob)
+            return self._det.forward()[0]
+
+    def classify(self, blob: np.ndarray) -> np.ndarray:
+        """(N, 3, 40, 40) in 0..1 -> (N, 7) probabilities of (not a die, 1..6)."""
+        if len(blob) == 0:
+            return np.zeros((0, 7), np.float32)
+        with self._cls_lock:
+            self._cls.setInput(blob)
+            logits = self._cls.forward()
+        logits = logits - logits.max(axis=1, keepdims=True)
+        e = np.exp(logits)
+        return e / e.sum(axis=1, keepdims=True)
+
+
+def _load(path: Path):
+    if not path.is_file():
+        raise ModelMissing(f"model file missing: {path}")
+    try:
+        return cv2.dnn.readNetFromONNX(str(path))
+    except cv2.error as exc:
+        raise ModelMissing(f"model file unreadable: {path}: {exc}") from exc
+
+
+@lru_cache(maxsize=1)
+def default_nets() -> DiceNets:
+    """The packaged networks, loaded on first use."""
+    return DiceNets()

@@ -1,0 +1,75 @@
+"""One still frame in, one ``DiceRead`` out: detector, classifier, pip counter, judge."""
+from __future__ import annotations
+
+import time
+
+import cv2
+import numpy as np
+
+from vision.model import Calibration, DiceRead, ReadStatus
+from vision.reader import geometry as G
+from vision.reader.detect import find_candidates
+from vision.reader.judge import Evidence, judge
+from vision.reader.nets import DiceNets, ModelMissing, default_nets
+from vision.reader.pips import count_pips
+
+#: Each crop is read twice, the second time turned by this angle: a value the
+#: network only "sees" at one angle is not a value it knows.
+SECOND_VIEW_DEG = 45.0
+
+
+def _bad_frame(frame: object) -> str | None:
+    if not isinstance(frame, np.ndarray):
+        return "frame is not an image array"
+    if frame.ndim != 3 or frame.shape[2] != 3:
+        return f"frame must be HxWx3 BGR, got shape {frame.shape}"
+    if frame.dtype != np.uint8:
+        return f"frame must be uint8, got {frame.dtype}"
+    if min(frame.shape[:2]) < 32:
+        return f"frame too small: {frame.shape[1]}x{frame.shape[0]}"
+    return None
+
+
+def _evidence(frame: np.ndarray, nets: DiceNets, die_size_px: float | None) -> list[Evidence]:
+    cands = find_candidates(frame, nets, die_size_px)
+    if not cands:
+        return []
+    straight = [G.crop_die(frame, c.cx, c.cy, c.side) for c in cands]
+    turned = [G.crop_die(frame, c.cx, c.cy, c.side, SECOND_VIEW_DEG) for c in cands]
+    probs = nets.classify(G.to_blob(straight + turned))
+    n = len(cands)
+    out = []
+    for i, c in enumerate(cands):
+        a, b = probs[i], probs[n + i]
+        mean = (a + b) / 2
+        agree = int(np.argmax(a[1:])) == int(np.argmax(b[1:]))
+        out.append(Evidence(c.cx, c.cy, c.side, c.score, tuple(float(p) for p in mean), agree, count_pips(straight[i])))
+    return out
+
+
+def read_dice(frame: np.ndarray, expect: int | None = None, calibration: Calibration | None = None,
+              nets: DiceNets | None = None) -> DiceRead:
+    """Read the dice in one still BGR frame. Never raises on a bad frame: returns ``no_read``."""
+    t0 = time.perf_counter()
+
+    def done(read: DiceRead) -> DiceRead:
+        return DiceRead(read.status, read.dice, read.reason, (time.perf_counter() - t0) * 1000.0)
+
+    problem = _bad_frame(frame)
+    if problem:
+        return done(DiceRead(ReadStatus.NO_READ, (), problem))
+    if expect is not None and expect < 1:
+        return done(DiceRead(ReadStatus.NO_READ, (), f"expected dice count must be at least 1, got {expect}"))
+    try:
+        nets = nets or default_nets()
+    except ModelMissing as exc:
+        return done(DiceRead(ReadStatus.NO_READ, (), str(exc)))
+    die_size = calibration.die_size_px if calibration else None
+    mask = calibration.landing_mask if calibration else None
+    if mask is not None and mask.shape[:2] != frame.shape[:2]:
+        mask = cv2.resize(mask, (frame.shape[1], frame.shape[0]), interpolation=cv2.INTER_NEAREST)
+    try:
+        evidence = _evidence(frame, nets, die_size)
+    except cv2.error as exc:
+        return done(DiceRead(ReadStatus.NO_READ, (), f"could not process the frame: {exc}".splitlines()[0]))
+    return done(judge(evidence, expect, frame.shape, mask))
