@@ -44,7 +44,7 @@ def add_stake(layout: Layout, config: TableConfig, event: Bet, kind: BetKind) ->
         raise BetRejected(f"{event.bet}: the amount must be a positive number of cents", kind.rule)
     there = find(layout, event.seat, event.bet, event.number)
     total = event.amount + (there.amount if there else 0)
-    check_stake(total, config.min_bet, config.maximum(event.bet, event.number), _what(event.bet, event.number), kind.rule)
+    check_stake(total, config.min_bet, config.maximum(event.bet, event.number), _what(event.bet, event.number), kind.max_rule)
     if there is not None:
         return put(layout, replace(there, amount=total))
     return put(layout, Wager(event.seat, event.bet, event.number, event.amount))

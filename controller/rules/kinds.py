@@ -14,13 +14,18 @@ from typing import Mapping
 @dataclass(frozen=True, slots=True)
 class BetKind:
     """One betting space: its identifier, the numbers it takes (``(None,)`` when
-    it takes none), the paragraph that defines it, and whether one roll always
-    decides it."""
+    it takes none), the paragraph that defines it, whether one roll always
+    decides it, and the paragraph that sets its maximum (when not its own)."""
 
     name: str
     numbers: tuple[int | None, ...]
     rule: str
     one_roll: bool
+    limit_rule: str = ""
+
+    @property
+    def max_rule(self) -> str:
+        return self.limit_rule or self.rule
 
 
 # The box numbers of craps: a point, a place bet, a come point (§4620.3(c)(3), (e)(4)).
@@ -48,23 +53,23 @@ CRAPS: tuple[BetKind, ...] = (
 
 HAZARD: tuple[BetKind, ...] = (
     BetKind("raffle", (1, 2, 3, 4, 5, 6), "§4620.12(c)(1)", True),
-    BetKind("any_raffle", _NONE, "§4620.12(c)(2)", True),
-    BetKind("low", _NONE, "§4620.12(c)(3)", True),
-    BetKind("high", _NONE, "§4620.12(c)(4)", True),
-    BetKind("odd", _NONE, "§4620.12(c)(5)", True),
-    BetKind("even", _NONE, "§4620.12(c)(5)", True),
-    BetKind("number", tuple(range(4, 18)), "§4620.12(c)(6)", True),
-    BetKind("chuck", (1, 2, 3, 4, 5, 6), "§4620.12(c)(7)(i)", True),
+    BetKind("any_raffle", _NONE, "§4620.12(c)(2)", True, "§4620.12(c)(7)(ii)"),
+    BetKind("low", _NONE, "§4620.12(c)(3)", True, "§4620.12(c)(7)(ii)"),
+    BetKind("high", _NONE, "§4620.12(c)(4)", True, "§4620.12(c)(7)(ii)"),
+    BetKind("odd", _NONE, "§4620.12(c)(5)", True, "§4620.12(c)(7)(ii)"),
+    BetKind("even", _NONE, "§4620.12(c)(5)", True, "§4620.12(c)(7)(ii)"),
+    BetKind("number", tuple(range(4, 18)), "§4620.12(c)(6)", True, "§4620.12(c)(7)(ii)"),
+    BetKind("chuck", (1, 2, 3, 4, 5, 6), "§4620.12(c)(7)(i)", True, "§4620.12(c)(7)(ii)"),
 )
 
 BANG: tuple[BetKind, ...] = (
-    BetKind("field", _NONE, "§4620.15(d)(2)", True),
-    BetKind("under7", _NONE, "§4620.15(d)(3)", True),
-    BetKind("any7", _NONE, "§4620.15(d)(4)", True),
-    BetKind("over7", _NONE, "§4620.15(d)(5)", True),
-    BetKind("big6", _NONE, "§4620.15(d)(6)", False),
-    BetKind("big8", _NONE, "§4620.15(d)(7)", False),
-    BetKind("beat_dealer", _NONE, "§4620.15(d)(8)", False),
+    BetKind("field", _NONE, "§4620.15(d)(2)", True, "§4620.15(e)"),
+    BetKind("under7", _NONE, "§4620.15(d)(3)", True, "§4620.15(e)"),
+    BetKind("any7", _NONE, "§4620.15(d)(4)", True, "§4620.15(e)"),
+    BetKind("over7", _NONE, "§4620.15(d)(5)", True, "§4620.15(e)"),
+    BetKind("big6", _NONE, "§4620.15(d)(6)", False, "§4620.15(e)"),
+    BetKind("big8", _NONE, "§4620.15(d)(7)", False, "§4620.15(e)"),
+    BetKind("beat_dealer", _NONE, "§4620.15(d)(8)", False, "§4620.15(e)"),
 )
 
 BET_KINDS: Mapping[str, tuple[BetKind, ...]] = MappingProxyType({"craps": CRAPS, "hazard": HAZARD, "bang": BANG})
