@@ -141,6 +141,15 @@ class StandIn:
                     os.close(fd)
             self._master = self._slave = None
 
+    def reboot(self) -> None:
+        """Power-cycle the display: the firmware starts afresh, showing nothing."""
+        with self._lock:
+            device = Device(self.app.device.link_timeout_ms)
+            self.app.panel.init()
+            self._uart = VirtualUart()
+            self.app = DisplayApp(self._uart, self.app.panel, device)
+            self.app.poll(self._now_ms())
+
     def slave_path(self) -> str | None:
         """The /dev/pts/N behind ``port`` now (None while unplugged)."""
         with self._lock:
