@@ -1,10 +1,12 @@
-"""The dealer's push-buttons: gpiozero ``Button`` edges in, typed ``ButtonEvent`` out.
+"""The dealer's push-buttons: gpiozero input edges in, typed ``ButtonEvent`` out.
 
 Wiring assumed (see hardware/README.md): each button joins its BCM line to ground;
 the Pi's internal pull-up holds the line high while the button is up.
 
-gpiozero reports every edge (its ``bounce_time`` is left off: mock pins ignore it
-and it cannot reject a lone spike). Each edge is stamped with the injected clock
+Each button is a gpiozero ``DigitalInputDevice`` with the pull-up: a ``Button``
+without the hold thread that ``Button`` keeps polling for its own long press,
+since the long press here is ``ButtonLogic``'s. gpiozero reports every edge (its
+``bounce_time`` is left off: mock pins ignore it and it cannot reject a lone spike). Each edge is stamped with the injected clock
 and fed to a ``ButtonLogic`` (stable-time debounce, then short/long press), which
 decides the events; ``MEANING`` in ``hardware.gpio.events`` maps presses to events.
 Events go to ``sink`` (a callable, e.g. the controller's ``queue.put``) or, by
@@ -34,7 +36,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from gpiozero import Button
+from gpiozero import DigitalInputDevice
 from gpiozero.pins import Factory
 
 from hardware.gpio.clock import Clock
@@ -78,16 +80,16 @@ class DealerButtons:
             DealerButton.VOID: void,
             DealerButton.NEXT_SHOOTER: next_shooter,
         }
-        self._buttons: dict[DealerButton, Button] = {}
+        self._buttons: dict[DealerButton, DigitalInputDevice] = {}
         self._logic: dict[DealerButton, ButtonLogic] = {}
         try:
             for name, pin in self._pins.items():
-                device = Button(pin, pull_up=True, bounce_time=None, pin_factory=pin_factory)
+                device = DigitalInputDevice(pin, pull_up=True, bounce_time=None, pin_factory=pin_factory)
                 self._logic[name] = ButtonLogic(
-                    debounce_s, long_press_s, has_long_meaning(name), pressed=device.is_pressed
+                    debounce_s, long_press_s, has_long_meaning(name), pressed=device.is_active
                 )
-                device.when_pressed = self._edge_handler(name, True)
-                device.when_released = self._edge_handler(name, False)
+                device.when_activated = self._edge_handler(name, True)
+                device.when_deactivated = self._edge_handler(name, False)
                 self._buttons[name] = device
         except Exception:
             self.close()

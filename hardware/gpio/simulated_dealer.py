@@ -1,7 +1,7 @@
 """A dealer made of code, pushing the buttons on mock pins for the demo and the tests.
 
 It drives the mock GPIO lines (``drive_low`` = button pushed, the buttons being
-wired to ground) so every press goes through the real path: gpiozero ``Button``,
+wired to ground) so every press goes through the real path: the gpiozero input device,
 debounce, long-press logic, event mapping, the controller's sink. With a
 ``ManualClock`` on the buttons it advances that clock and polls, so a scripted
 session takes no wall-clock time and always yields the same events; with the real
@@ -92,22 +92,25 @@ class SimulatedDealer:
     def step(self, step: str) -> None:
         """Play one step of a script."""
         words = step.split()
+        known = (
+            len(words) == 1
+            or (words[0] in ("hold", "bouncy", "wait") and len(words) == 2)
+            or (words[0] == "manual" and len(words) > 1)
+        )
+        if not known:
+            raise ScriptError(f"unknown step {step!r}")
         try:
             if len(words) == 1:
                 self.press(words[0])
-            elif words[0] == "hold" and len(words) == 2:
+            elif words[0] == "hold":
                 self.long_press(words[1])
-            elif words[0] == "bouncy" and len(words) == 2:
+            elif words[0] == "bouncy":
                 self.press(words[1], bounce=True)
-            elif words[0] == "manual" and len(words) > 1:
+            elif words[0] == "manual":
                 self.enter_dice([int(word) for word in words[1:]])
-            elif words[0] == "wait" and len(words) == 2:
-                self.wait(float(words[1]))
             else:
-                raise ScriptError(f"unknown step {step!r}")
+                self.wait(float(words[1]))
         except ValueError as error:
-            if isinstance(error, ScriptError):
-                raise
             raise ScriptError(f"bad step {step!r}: {error}") from None
 
     def _wait(self, seconds: float) -> None:
