@@ -1,0 +1,208 @@
+"""The exact house edge of every bet, computed from the rules engine itself.
+
+Nothing here knows a payout. For each bet of the engine's catalogue
+(:data:`controller.rules.BET_KINDS`) the bet is made on a table with one
+seat, then every dice outcome (36 for two dice, 216 for three) is fed to the
+engine's own :func:`controller.rules.apply`, from every state the table can
+reach while the bet is still up. That gives an absorbing Markov chain whose
+transient states are the engine's reachable states and whose absorption is
+the bet's settlement; :mod:`controller.analysis.markov` solves it exactly.
+A one-roll bet is the chain with a single state, i.e. a direct expectation.
+
+The edge is per unit bet made: ``-E[paid - amount] / amount`` over the bet's
+whole life, where a push (``paid == amount``) counts as a bet made that
+neither won nor lost. ``push`` is the probability that the bet ends that way,
+so the edge per bet *decided* is ``edge / (1 - push)``. See docs/analysis.md.
+
+Where the bet is made matters for bets that can push (a place bet is
+returned when a come-out roll makes its number the point): the bet is made
+at the first moment the engine accepts it on a fresh table with nothing else
+on it, trying the start first and then the states one roll away in the order
+of the dice outcomes (so a come bet is made once a point of 4 is
+established). Odds are made at their maximum behind a line or come bet at
+the table maximum, in the first such state where that bet stands on the
+number.
+"""
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from typing import Any, Callable, Iterable, Iterator
+
+from controller.analysis.markov import AbsorbingChain, expected_rewards
+from controller.rules import (
+    BET_KINDS,
+    DICE,
+    Bet,
+    BetRejected,
+    GameState,
+    Roll,
+    Settlement,
+    TableConfig,
+    apply,
+    new_game,
+)
+from controller.rules.craps import ODDS_RULE, WRONG
+from controller.rules.dice import all_rolls
+
+GAMES = tuple(BET_KINDS)
+ODDS_BACKS = tuple(ODDS_RULE)  # the flat bets odds can stand behind: pass, dont_pass, come, dont_come
+MAX_STATES = 20_000  # a bet whose chain grows past this is a bug in the engine or here, not a big chain
+SEARCH_DEPTH = 3  # rolls tried from a fresh table to find where a bet is accepted
+
+
+class EdgeError(RuntimeError):
+    """A bet the analysis could not make or follow to its settlement (names the bet)."""
+
+
+@dataclass(frozen=True)
+class BetEdge:
+    """The exact edge of one bet: ``edge`` per unit bet made, ``push`` the chance it is returned."""
+
+    game: str
+    bet: str
+    number: int | None
+    edge: Fraction
+    push: Fraction
+    amount: int
+    on: str | None = None
+    states: int = 1
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``dicetable edges --json`` row; ``edge`` and ``push`` as exact fraction strings."""
+        return {
+            "game": self.game,
+            "bet": self.bet,
+            "number": self.number,
+            "edge": str(self.edge),
+            "on": self.on,
+            "push": str(self.push),
+        }
+
+
+@dataclass(frozen=True)
+class Opening:
+    """A state with the studied bet just made, and how to recognise its settlement."""
+
+    state: GameState
+    amount: int
+    settles: Callable[[Settlement], bool]
+
+
+def analysis_config(config: TableConfig | None = None) -> TableConfig:
+    """The table's configuration with a single seat: who shoots never changes a payout,
+    and one seat keeps the shooter from multiplying the reachable states."""
+    config = config or TableConfig()
+    return replace(config, seats=config.seats[:1])
+
+
+def _accepts(state: GameState, event: Bet) -> GameState | None:
+    try:
+        return apply(state, event).state
+    except BetRejected:
+        return None
+
+
+def _first_accepting(start: GameState, event: Bet, keep: Callable[[tuple[Any, ...]], bool],
+                     outcomes: list[tuple[int, ...]]) -> GameState | None:
+    """The first state, breadth first in dice order, that accepts ``event``.
+
+    ``keep(effects)`` says whether a roll leaves the table usable (it must not
+    settle the bet an odds bet is to back)."""
+    queue, seen = deque([(start, 0)]), {start}
+    while queue:
+        state, depth = queue.popleft()
+        made = _accepts(state, event)
+        if made is not None:
+            return made
+        if depth == SEARCH_DEPTH:
+            continue
+        for dice in outcomes:
+            step = apply(state, Roll(dice))
+            if keep(step.effects) and step.state not in seen:
+                seen.add(step.state)
+                queue.append((step.state, depth + 1))
+    return None
+
+
+def openings(game: str, config: TableConfig | None = None) -> Iterator[tuple[str, int | None, str | None, Opening]]:
+    """Every bet of ``game`` made once, as ``(bet, number, on, Opening)``."""
+    config = analysis_config(config)
+    seat = config.seats[0]
+    outcomes = all_rolls(DICE[game])
+    fresh = new_game(game, config)
+    for kind in BET_KINDS[game]:
+        for number in kind.numbers:
+            if kind.name == "odds":
+                for on in ODDS_BACKS:
+                    yield kind.name, number, on, _odds_opening(fresh, seat, on, number, config, outcomes)
+                continue
+            amount = config.maximum(kind.name, number)
+            made = _first_accepting(fresh, Bet(seat, kind.name, amount, number), lambda _: True, outcomes)
+            if made is None:
+                raise EdgeError(f"{game} {kind.name} {number}: no state within {SEARCH_DEPTH} rolls accepts it")
+            yield kind.name, number, None, Opening(made, amount, lambda e, b=kind.name: e.bet == b)
+
+
+def _odds_opening(fresh: GameState, seat: str, on: str, number: int, config: TableConfig,
+                  outcomes: list[tuple[int, ...]]) -> Opening:
+    """Odds at their maximum on ``number`` behind an ``on`` bet at the table maximum."""
+    flat = config.maximum(on, None)
+    base = _first_accepting(fresh, Bet(seat, on, flat), lambda _: True, outcomes)
+    amount = config.max_odds(on in WRONG, number, flat)
+    odds = Bet(seat, "odds", amount, number, on)
+    made = None if base is None else _first_accepting(base, odds, lambda effects: not effects, outcomes)
+    if made is None:
+        raise EdgeError(f"craps odds {number} on {on}: no state within {SEARCH_DEPTH} rolls accepts it")
+    return Opening(made, amount, lambda e: e.bet == "odds")
+
+
+def edge_of(opening: Opening, outcomes: list[tuple[int, ...]]) -> tuple[Fraction, Fraction, int]:
+    """``(edge, push probability, number of states)`` of the bet in ``opening``, exactly."""
+    p = Fraction(1, len(outcomes))
+    index = {opening.state: 0}
+    order = [opening.state]
+    transitions: list[dict[int, Fraction]] = []
+    net: list[Fraction] = []
+    pushed: list[Fraction] = []
+    for state in order:  # grows while we walk it: a breadth-first walk of the reachable states
+        row: dict[int, Fraction] = {}
+        reward = push = Fraction(0)
+        for dice in outcomes:
+            step = apply(state, Roll(dice))
+            settled = [e for e in step.effects if isinstance(e, Settlement) and opening.settles(e)]
+            if settled:
+                reward += p * sum(e.paid - e.amount for e in settled)
+                if all(e.result == "push" for e in settled):
+                    push += p
+                continue
+            j = index.get(step.state)
+            if j is None:
+                if len(order) >= MAX_STATES:
+                    raise EdgeError(f"more than {MAX_STATES} states reachable before the bet settles")
+                j = index[step.state] = len(order)
+                order.append(step.state)
+            row[j] = row.get(j, Fraction(0)) + p
+        transitions.append(row)
+        net.append(reward)
+        pushed.append(push)
+    value = expected_rewards(AbsorbingChain(transitions, net))[0]
+    push_probability = expected_rewards(AbsorbingChain(transitions, pushed))[0]
+    return -value / opening.amount, push_probability, len(order)
+
+
+def house_edges(games: Iterable[str] = GAMES, config: TableConfig | None = None) -> list[BetEdge]:
+    """The exact edge of every bet of every game in ``games``, in catalogue order."""
+    rows = []
+    for game in games:
+        if game not in BET_KINDS:
+            raise ValueError(f"unknown game {game!r} (expected {', '.join(BET_KINDS)})")
+        outcomes = all_rolls(DICE[game])
+        for bet, number, on, opening in openings(game, config):
+            try:
+                edge, push, states = edge_of(opening, outcomes)
+            except (EdgeError, ValueError) as exc:
+                raise EdgeError(f"{game} {bet} {number or ''} {on or ''}: {exc}".replace("  ", " ")) from exc
+            rows.append(BetEdge(game, bet, number, edge, push, opening.amount, on, states))
+    return rows
