@@ -1,0 +1,68 @@
+"""TableConfig: regulation defaults, the dict (TOML) form, and errors that name the key."""
+from __future__ import annotations
+
+import tomllib
+
+import pytest
+
+from controller.rules import ConfigError, TableConfig
+
+
+def test_defaults_are_the_regulation():
+    config = TableConfig()
+    assert config.maximum("pass", None) == 500
+    assert config.maximum("place", 6) == config.maximum("place", 8) == 600
+    assert config.maximum("place", 5) == 500
+    assert config.maximum("raffle", 3) == 150
+    assert config.maximum("beat_dealer", None) == 500
+    assert [config.max_odds(False, n, 500) for n in (4, 5, 6, 8, 9, 10)] == [500, 600, 500, 500, 600, 500]
+    assert {config.max_odds(True, n, 500) for n in (4, 5, 6, 8, 9, 10)} == {600}
+    assert not config.field_2_12_pays_2_to_1
+
+
+def test_round_trip_through_toml_text():
+    text = """
+    seats = ["1", "2", "3"]
+    field_2_12_pays_2_to_1 = true
+    [limits]
+    default = 1000
+    place = { 6 = 1200, 8 = 1200 }
+    [odds]
+    take = { 5 = 1200 }
+    """
+    config = TableConfig.from_dict(tomllib.loads(text.replace("\n    ", "\n")))
+    assert config.seats == ("1", "2", "3") and config.field_2_12_pays_2_to_1
+    assert config.maximum("field", None) == 1000 and config.maximum("place", 8) == 1200
+    assert config.maximum("raffle", 1) == 150  # regulation exceptions stay unless overridden
+    assert config.max_odds(False, 5, 500) == 1200
+    assert TableConfig.from_dict(config.to_dict()) == config
+    assert TableConfig.from_dict({}) == TableConfig()
+
+
+@pytest.mark.parametrize("data,key", [
+    ({"colour": "green"}, "colour"),
+    ({"seats": []}, "seats"),
+    ({"seats": ["A", "A"]}, "seats"),
+    ({"min_bet": 0}, "min_bet"),
+    ({"payout_unit": 2.5}, "payout_unit"),
+    ({"field_2_12_pays_2_to_1": "yes"}, "field_2_12_pays_2_to_1"),
+    ({"limits": {"pas": 500}}, "limits.pas"),
+    ({"limits": {"default": -1}}, "limits.default"),
+    ({"limits": {"place": {"seven": 500}}}, "limits.place.seven"),
+    ({"limits": {"odds": 500}}, "limits.odds"),
+    ({"odds": {"take": {"7": 500}}}, "odds.take.7"),
+    ({"odds": {"laying": {}}}, "odds.laying"),
+])
+def test_errors_name_the_key(data, key):
+    with pytest.raises(ConfigError) as info:
+        TableConfig.from_dict(data)
+    assert info.value.key == key and str(info.value).startswith(key + ":")
+
+
+def test_payout_unit_rounds_wins_down():
+    from rules_helpers import bet, play, roll
+    config = TableConfig(payout_unit=25)
+    _, effects = play("craps", [roll(2, 2), bet("A", "place", 600, 6), roll(3, 3)], config)
+    assert effects[0]["paid"] == 600 + 700
+    _, effects = play("craps", [roll(2, 2), bet("A", "place", 500, 6), roll(3, 3)], config)
+    assert effects[0]["paid"] == 500 + 575  # 583.33 cents down to the quarter
