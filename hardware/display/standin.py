@@ -66,7 +66,7 @@ class LineFaults:
                     self.damaged += 1
         if self._random.random() < self.duplicate:
             self.damaged += 1
-            out += out
+            out.extend(bytes(out))
         return bytes(out)
 
 

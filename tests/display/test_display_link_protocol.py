@@ -1,0 +1,102 @@
+"""DisplayLink against scripted ports: the protocol-level faults a pty
+stand-in cannot produce (wrong firmware version, a refused state, a port that
+errors on write, stale replies)."""
+from __future__ import annotations
+
+import time
+
+from firmware import messages
+from firmware.codec import Decoder, encode
+from firmware.device import Device
+from hardware.display import DisplayLink, DisplayState
+
+ROLL = DisplayState("craps", "locked", (3, 4), 6, ((6, 5),), 7)
+
+
+def _device_responder():
+    device = Device()
+    return lambda data: device.receive(data, int(time.monotonic() * 1000))
+
+
+def _kinds(port) -> list[int]:
+    decoder = Decoder()
+    return [frame.kind for chunk in port.written for frame in decoder.feed(chunk)]
+
+
+def test_a_display_speaking_another_protocol_is_reported_and_never_sent_states(
+    scripted_factory, fast_timing, eventually
+):
+    def old_firmware(data: bytes) -> bytes:
+        out = b""
+        for frame in Decoder().feed(data):
+            payload = messages.ack_payload(messages.OK, None) + bytes([9, 0, 9, 0])
+            out += encode(frame.seq, messages.HELLO_REPLY, payload)
+        return out
+
+    factory = scripted_factory(old_firmware)
+    with DisplayLink("scripted", timing=fast_timing, serial_factory=factory) as link:
+        link.show(ROLL)
+        health = eventually(lambda: link.health().faults.get("version", 0) >= 2 and link.health())
+    assert "protocol 9" in health.last_error and "reflash" in health.last_error
+    assert not health.connected
+    assert all(kind == messages.HELLO for port in factory.opened for kind in _kinds(port))
+
+
+def test_a_refused_state_is_reported_once_not_resent_forever(scripted_factory, fast_timing, eventually):
+    device = Device()
+
+    def picky(data: bytes) -> bytes:
+        out = b""
+        for frame in Decoder().feed(data):
+            if frame.kind == messages.STATE:
+                out += encode(frame.seq, messages.ACK, messages.ack_payload(messages.BAD_PAYLOAD, None))
+            else:
+                out += device.receive(encode(frame.seq, frame.kind, frame.payload), 0)
+        return out
+
+    factory = scripted_factory(picky)
+    with DisplayLink("scripted", timing=fast_timing, serial_factory=factory) as link:
+        link.show(ROLL)
+        eventually(lambda: link.health().faults.get("rejected"))
+        heartbeats = lambda: _kinds(factory.opened[-1]).count(messages.PING)  # noqa: E731
+        eventually(lambda: heartbeats() >= 3)
+        health = link.health()
+    assert "bad payload" in health.last_error
+    assert _kinds(factory.opened[-1]).count(messages.STATE) == 1
+    assert health.connected and not health.in_sync
+
+
+def test_a_port_that_fails_on_write_is_reopened(scripted_factory, fast_timing, eventually):
+    factory = scripted_factory(_device_responder())
+    with DisplayLink("scripted", timing=fast_timing, serial_factory=factory) as link:
+        link.show(ROLL)
+        assert link.wait_acked(ROLL, 5.0) is not None
+        first = factory.opened[0]
+        first.fail_writes = True
+        eventually(lambda: len(factory.opened) >= 2 and link.health().connected)
+        assert first.closed
+        assert link.health().faults.get("port_lost") == 1
+        newer = DisplayState("craps", "settled", (1, 1), 6, (), 8)
+        link.show(newer)
+        assert link.wait_acked(newer, 5.0) is not None
+
+
+def test_stale_and_duplicated_replies_are_ignored(scripted_factory, fast_timing, eventually):
+    device_reply = _device_responder()
+
+    def echoing(data: bytes) -> bytes:
+        good = device_reply(data)
+        stale = b"".join(
+            encode((frame.seq - 1) & 0xFF, messages.ACK, messages.ack_payload(messages.OK, 0x1234))
+            for frame in Decoder().feed(data)
+        )
+        return stale + good + good  # an old ack first, the right one twice
+
+    factory = scripted_factory(echoing)
+    with DisplayLink("scripted", timing=fast_timing, serial_factory=factory) as link:
+        link.show(ROLL)
+        assert link.wait_acked(ROLL, 5.0) is not None
+        eventually(lambda: _kinds(factory.opened[0]).count(messages.PING) >= 2)
+        health = link.health()
+    assert health.fault_count == 0 and health.in_sync
+    assert _kinds(factory.opened[0]).count(messages.STATE) == 1
