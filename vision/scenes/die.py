@@ -227,27 +227,33 @@ def draw_die(
         rim = np.round((pts + origin) * _SCALE).astype(np.int32)
         cv2.polylines(colour, [rim], True, tuple(np.clip(body * 0.55, 0, 255).tolist()), 1, cv2.LINE_AA, _SHIFT)
 
+    # Compositing with same-shape arrays (numpy broadcasting over a last axis
+    # of 3 is slow) and OpenCV's per-channel scalars.
     roi = canvas[ry0:ry1, rx0:rx1].astype(np.float32)
-    a = alpha.astype(np.float32) * (1.0 / 255.0)
+    a = alpha.astype(np.float32) * np.float32(1.0 / 255.0)
     # Shadow: the die's silhouette shifted away from the light, softened.
     m = np.float32([[1, 0, shadow_off[0]], [0, 1, shadow_off[1]]])
     shadow = cv2.warpAffine(a, m, (rw, rh))
     k = max(3, int(size * 0.18) | 1)
     shadow = cv2.GaussianBlur(shadow, (k, k), 0)
-    roi *= (1.0 - 0.45 * shadow)[:, :, None]
-    tint = np.array([0.25, 0.25, 0.95], np.float32)
-    body_px = colour.astype(np.float32) * (1 - look.translucency) + roi * tint * look.translucency
+    roi *= cv2.merge([1.0 - 0.45 * shadow] * 3)
+    t = float(look.translucency)
+    body_px = colour.astype(np.float32) * (1 - t) + cv2.multiply(roi, (0.25 * t, 0.25 * t, 0.95 * t, 0.0))
+    a3 = cv2.merge([a, a, a])
     if glare > 0:
         top = max(faces, key=lambda f: f[2])
         gx, gy = top[1].mean(0) + origin + np.array([light[0], light[1]]) * size * 0.25
         spot = np.zeros((rh, rw), np.float32)
         cv2.ellipse(spot, (int(gx), int(gy)), (max(1, int(size * 0.16)), max(1, int(size * 0.07))), float(np.degrees(np.arctan2(light[1], light[0]))), 0, 360, 1.0, -1, cv2.LINE_AA)
-        spot = cv2.GaussianBlur(spot, (k, k), 0) * a
-        body_px += (255.0 - body_px) * (glare * spot)[:, :, None]
-    out = body_px * a[:, :, None] + roi * (1 - a[:, :, None])
+        spot = cv2.GaussianBlur(spot, (k, k), 0) * a * np.float32(glare)
+        body_px += (255.0 - body_px) * cv2.merge([spot] * 3)
+    premult = body_px * a3
     if blur > 1.5:
-        out = _motion_blur(out, velocity)
-    canvas[ry0:ry1, rx0:rx1] = np.clip(out, 0, 255).astype(np.uint8)
+        # Smear the die (colour and coverage), not the felt under it.
+        premult = _motion_blur(premult, velocity)
+        a3 = _motion_blur(a3, velocity)
+    out = premult + roi * (1 - a3)
+    canvas[ry0:ry1, rx0:rx1] = cv2.convertScaleAbs(out)
     bx0 = max(0, int(round(cx + allpts[:, 0].min())))
     by0 = max(0, int(round(cy + allpts[:, 1].min())))
     bx1 = min(w_img, int(round(cx + allpts[:, 0].max())))
@@ -258,12 +264,19 @@ def draw_die(
 
 
 def _motion_blur(img: np.ndarray, velocity: tuple[float, float]) -> np.ndarray:
-    """Smear along ``velocity``: what a 1/60 s exposure does to a die in flight."""
-    length = int(min(np.hypot(*velocity), 40)) | 1
-    kernel = np.zeros((length, length), np.float32)
-    c = length // 2
-    angle = np.arctan2(velocity[1], velocity[0])
-    dx, dy = np.cos(angle) * c, np.sin(angle) * c
-    cv2.line(kernel, (int(round(c - dx)), int(round(c - dy))), (int(round(c + dx)), int(round(c + dy))), 1.0, 1, cv2.LINE_AA)
-    kernel /= kernel.sum()
-    return cv2.filter2D(img, -1, kernel, borderType=cv2.BORDER_REPLICATE)
+    """Smear along ``velocity``: what a 1/60 s exposure does to a die in flight.
+
+    The mean of a few shifted copies: close enough to a line kernel at this
+    size and ten times cheaper than ``filter2D`` with a large kernel.
+    """
+    length = min(float(np.hypot(*velocity)), 24.0)
+    steps = int(min(max(3, length // 2), 9))
+    ux, uy = np.array(velocity, float) / max(np.hypot(*velocity), 1e-6)
+    h, w = img.shape[:2]
+    out = np.zeros_like(img)
+    for off in np.linspace(-length / 2, length / 2, steps):
+        dx, dy = int(round(ux * off)), int(round(uy * off))
+        ys, yd = (slice(0, h - dy), slice(dy, h)) if dy >= 0 else (slice(-dy, h), slice(0, h + dy))
+        xs, xd = (slice(0, w - dx), slice(dx, w)) if dx >= 0 else (slice(-dx, w), slice(0, w + dx))
+        out[yd, xd] += img[ys, xs]
+    return out * np.float32(1.0 / steps)

@@ -1,0 +1,109 @@
+"""A folder of recorded images, replayed as a camera (bench testing on a laptop).
+
+Images are taken in the order of ``frames.csv`` when the folder has one (as
+``dicetable record`` writes: ``file,index,timestamp``), with the recording's
+timestamps; otherwise in natural name order (``frame_2`` before
+``frame_10``) at a nominal frame rate. A corrupt or unreadable file is
+reported as a :class:`BrokenFrame` and the next read moves on to the next file.
+"""
+from __future__ import annotations
+
+import csv
+import re
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.sources.base import BrokenFrame, EndOfStream, Frame, FrameSource, HealthState, SourceUnavailable, check_image
+
+IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
+INDEX_FILE = "frames.csv"
+
+
+def _natural_key(name: str) -> list:
+    return [int(part) if part.isdigit() else part.lower() for part in re.split(r"(\d+)", name)]
+
+
+def list_recording(folder: Path, fps: float) -> list[tuple[Path, float]]:
+    """``(path, timestamp)`` for each image of the folder, in playing order."""
+    index = folder / INDEX_FILE
+    if index.is_file():
+        entries = []
+        with open(index, newline="") as fh:
+            for row in csv.DictReader(fh):
+                if row.get("file"):
+                    stamp = row.get("timestamp")
+                    entries.append((folder / row["file"], float(stamp) if stamp not in (None, "") else len(entries) / fps))
+        return entries
+    files = sorted((p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES), key=lambda p: _natural_key(p.name))
+    return [(p, i / fps) for i, p in enumerate(files)]
+
+
+def read_image(path: Path) -> np.ndarray:
+    """Decode an image file as BGR, or :class:`BrokenFrame` saying why not."""
+    try:
+        data = np.fromfile(str(path), np.uint8)
+    except OSError as exc:
+        raise BrokenFrame(f"{path.name}: cannot read: {exc.strerror or exc}") from exc
+    image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    if image is None:
+        raise BrokenFrame(f"{path.name}: not a readable image")
+    return check_image(image, path.name)
+
+
+class FolderSource(FrameSource):
+    """Replays a folder of images; ``loop`` starts again at the end, ``realtime`` keeps the recorded pace."""
+
+    def __init__(self, path: str | Path, fps: float = 30.0, loop: bool = False, realtime: bool = False) -> None:
+        super().__init__()
+        self.path = Path(path)
+        self.name = f"folder:{self.path}"
+        if not self.path.is_dir():
+            raise SourceUnavailable(f"{self.name}: no such folder")
+        self.fps = fps
+        self.loop = loop
+        self.realtime = realtime
+        self._entries = list_recording(self.path, fps)
+        if not self._entries:
+            raise SourceUnavailable(f"{self.name}: no images in the folder")
+        self._pos = 0
+        self._count = 0
+        self._offset = 0.0
+        self._start: float | None = None
+        self._set_health(HealthState.OK)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def read(self) -> Frame:
+        if self._pos >= len(self._entries):
+            if not self.loop:
+                self._set_health(HealthState.ENDED)
+                raise EndOfStream(f"{self.name}: end after {self._count} frames")
+            last = self._entries[-1][1]
+            self._offset += last - self._entries[0][1] + 1.0 / self.fps
+            self._pos = 0
+        path, stamp = self._entries[self._pos]
+        self._pos += 1
+        stamp += self._offset
+        if self.realtime:
+            self._pace(stamp)
+        try:
+            image = read_image(path)
+        except BrokenFrame as exc:
+            self._set_health(HealthState.DEGRADED, str(exc))
+            raise
+        self._set_health(HealthState.OK)
+        frame = Frame(image, stamp, self._count, {"file": path.name})
+        self._count += 1
+        return frame
+
+    def _pace(self, stamp: float) -> None:
+        now = time.monotonic()
+        if self._start is None:
+            self._start = now - stamp
+        delay = self._start + stamp - now
+        if delay > 0:
+            time.sleep(delay)

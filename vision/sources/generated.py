@@ -1,0 +1,144 @@
+"""A camera that films generated scenes: the demo's and the tests' table.
+
+The controller decides each roll's values (from its own seeded random
+generator), calls :meth:`GeneratedSource.throw`, and reads frames as from a
+real camera: the dice tumble, come to rest showing exactly those values, lie
+there a while, and (on the rail table) a dealer's hand takes them away, leaving
+the empty felt until the next throw. In the hazard cage the dice stay in the
+dish between spins. Each frame's ``meta`` carries the ground truth
+(``throw``, ``moving``, ``values``), which the controller compares with the
+read and the settle benchmark uses as its reference.
+"""
+from __future__ import annotations
+
+import time
+from collections import deque
+from typing import Sequence
+
+import numpy as np
+
+from vision.scenes.motion import hand_pass, rest, throw
+from vision.scenes.render import SceneRenderer, SceneState, place_dice
+from vision.scenes.table import make_table
+from vision.sources.base import Frame, FrameSource, HealthState, SourceUnavailable
+
+GAME_SETTING = {"craps": "rail", "bang": "rail", "hazard": "cage"}
+GAME_DICE = {"craps": 2, "bang": 2, "hazard": 3}
+
+
+class GeneratedSource(FrameSource):
+    """Seeded generated camera at ``fps``; ``throw(values, game)`` queues one roll.
+
+    ``realtime`` paces :meth:`read` to ``fps`` like a camera; otherwise frames
+    come as fast as they are rendered and timestamps are ``index / fps``
+    (deterministic, for tests and benchmarks). ``rest_s`` is how long the dice
+    lie still before the hand takes them (rail table).
+    """
+
+    name = "generated"
+
+    def __init__(
+        self,
+        seed: int = 0,
+        game: str = "craps",
+        size: tuple[int, int] = (640, 480),
+        fps: float = 30.0,
+        realtime: bool = False,
+        rest_s: float = 1.5,
+    ) -> None:
+        super().__init__()
+        self.seed = seed
+        self.size = (int(size[0]), int(size[1]))
+        self.fps = float(fps)
+        self.realtime = realtime
+        self.rest_frames = max(1, int(round(rest_s * self.fps)))
+        self._rng = np.random.default_rng(seed)
+        self._queue: deque[tuple[SceneState, int, str]] = deque()
+        self._throws = 0
+        self._count = 0
+        self._start: float | None = None
+        self._closed = False
+        self.game = ""
+        self._idle = SceneState()
+        self._switch(game)
+        self._set_health(HealthState.OK)
+
+    def _switch(self, game: str) -> None:
+        if game not in GAME_SETTING:
+            raise ValueError(f"unknown game {game!r}: expected one of {', '.join(GAME_SETTING)}")
+        if self.game and GAME_SETTING[game] == GAME_SETTING[self.game]:
+            self.game = game
+            return
+        self.game = game
+        self.table = make_table(GAME_SETTING[game], self._rng, self.size)
+        self.renderer = SceneRenderer(self.table, self._rng)
+        if self.table.setting == "cage":  # the dice lie in the cage from the start
+            start = tuple(int(v) for v in self._rng.integers(1, 7, GAME_DICE[game]))
+            self._idle = SceneState(dice=place_dice(self._rng, self.table, start))
+        else:
+            self._idle = SceneState()
+
+    @property
+    def pending(self) -> int:
+        """Frames still queued for the throws asked for (0: showing the idle table)."""
+        return len(self._queue)
+
+    def throw(self, values: Sequence[int], game: str | None = None) -> int:
+        """Queue a throw that ends with ``values`` at rest; returns the throw's number (from 1).
+
+        Queued behind any throw still playing. Switching between a rail game
+        and hazard changes the table shown.
+        """
+        game = game or self.game
+        if game not in GAME_SETTING:
+            raise ValueError(f"unknown game {game!r}: expected one of {', '.join(GAME_SETTING)}")
+        vals = tuple(int(v) for v in values)
+        if len(vals) != GAME_DICE[game] or not all(1 <= v <= 6 for v in vals):
+            raise ValueError(f"{game} throws {GAME_DICE[game]} dice with values 1-6, got {list(values)}")
+        if game != self.game:
+            self._queue.clear()
+            self._switch(game)
+        self._throws += 1
+        number = self._throws
+        start = self._queue[-1][0] if self._queue else self._idle
+        states = throw(self._rng, self.table, vals, rest_frames=self.rest_frames, start_dice=start.dice)
+        if self.table.setting == "rail":
+            states += hand_pass(self._rng, self.table, states[-1], take_dice=True)
+            self._idle = SceneState()
+        else:
+            self._idle = rest(states[-1], 1)[0]
+        for st in states:
+            self._queue.append((st, number, "throw"))
+        return number
+
+    def read(self) -> Frame:
+        if self._closed:
+            raise SourceUnavailable("generated: closed")
+        if self._queue:
+            state, number, _ = self._queue.popleft()
+        else:
+            state, number = self._idle, 0
+        image, label = self.renderer.render(state)
+        stamp = self._count / self.fps
+        if self.realtime:
+            now = time.monotonic()
+            if self._start is None:
+                self._start = now
+            delay = self._start + stamp - now
+            if delay > 0:
+                time.sleep(delay)
+            stamp = time.monotonic()
+        meta = {
+            "throw": number,
+            "moving": label.moving,
+            "values": label.values,
+            "game": self.game,
+            "label": label,
+        }
+        frame = Frame(image, stamp, self._count, meta)
+        self._count += 1
+        return frame
+
+    def close(self) -> None:
+        self._closed = True
+        super().close()

@@ -1,0 +1,98 @@
+"""A USB camera, a network stream or a video file, through OpenCV's ``VideoCapture``."""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import cv2
+
+from vision.sources.base import EndOfStream, Frame, FrameSource, HealthState, SourceUnavailable, check_image
+
+
+def is_live(target: int | str) -> bool:
+    """A camera index, a ``/dev/video*`` device or a URL is live; anything else is a file."""
+    return isinstance(target, int) or str(target).startswith("/dev/") or "://" in str(target)
+
+
+class OpenCVSource(FrameSource):
+    """Frames from ``cv2.VideoCapture(target)``.
+
+    Live targets are stamped with :func:`time.monotonic` at capture and a
+    failed read means the camera is gone (:class:`SourceUnavailable`); files
+    are stamped with their own position, end with :class:`EndOfStream` (or
+    start again when ``loop``), and are paced to their frame rate when
+    ``realtime`` (a replay that behaves like a camera).
+    """
+
+    def __init__(
+        self,
+        target: int | str,
+        size: tuple[int, int] | None = None,
+        fps: float | None = None,
+        loop: bool = False,
+        realtime: bool = False,
+    ) -> None:
+        super().__init__()
+        self.target = target
+        self.live = is_live(target)
+        self.name = f"usb:{target}" if isinstance(target, int) else str(target)
+        if not self.live and not Path(str(target)).is_file():
+            raise SourceUnavailable(f"{self.name}: no such video file")
+        self._cap = cv2.VideoCapture(target)
+        if not self._cap.isOpened():
+            self._cap.release()
+            raise SourceUnavailable(f"{self.name}: cannot open")
+        if size and self.live:
+            self._cap.set(cv2.CAP_PROP_FRAME_WIDTH, size[0])
+            self._cap.set(cv2.CAP_PROP_FRAME_HEIGHT, size[1])
+        if fps and self.live:
+            self._cap.set(cv2.CAP_PROP_FPS, fps)
+        file_fps = self._cap.get(cv2.CAP_PROP_FPS)
+        self.fps = float(fps or (file_fps if file_fps and file_fps > 0 else 30.0))
+        self.loop = loop
+        self.realtime = realtime
+        self._count = 0
+        self._file_frame = 0
+        self._offset = 0.0  # adds a loop's length so timestamps keep increasing
+        self._start: float | None = None
+        self._set_health(HealthState.OK)
+
+    def read(self) -> Frame:
+        if self._cap is None:
+            raise SourceUnavailable(f"{self.name}: closed")
+        ok, image = self._cap.read()
+        if not ok:
+            if self.live:
+                raise SourceUnavailable(f"{self.name}: the camera stopped delivering frames")
+            if self.loop and self._file_frame > 0:
+                self._offset += self._file_frame / self.fps
+                self._file_frame = 0
+                self._cap.set(cv2.CAP_PROP_POS_FRAMES, 0)
+                ok, image = self._cap.read()
+            if not ok:
+                self._set_health(HealthState.ENDED)
+                raise EndOfStream(f"{self.name}: end of video after {self._count} frames")
+        if self.live:
+            stamp = time.monotonic()
+        else:
+            stamp = self._offset + self._file_frame / self.fps
+            self._file_frame += 1
+            if self.realtime:
+                self._pace(stamp)
+        frame = Frame(check_image(image, f"{self.name} frame {self._count}"), stamp, self._count)
+        self._count += 1
+        return frame
+
+    def _pace(self, stamp: float) -> None:
+        now = time.monotonic()
+        if self._start is None:
+            self._start = now - stamp
+        delay = self._start + stamp - now
+        if delay > 0:
+            time.sleep(delay)
+
+    def close(self) -> None:
+        if self._cap is not None:
+            self._cap.release()
+            self._cap = None
+        super().close()
