@@ -1,0 +1,27 @@
+"""The installer's wiring check runs on mock pins and names a bad configuration key."""
+from __future__ import annotations
+
+from hardware.gpio.wiring_check import main
+
+
+def test_walks_lamps_motor_and_buttons_on_mock_pins(tmp_path, capsys):
+    config = tmp_path / "table.toml"
+    config.write_text("[pins]\ncage_motor = 16\n[gpio]\ncage_max_run_s = 0.1\n[camera]\nsource = 'x'\n")
+    assert main([str(config), "--mock", "--lamp", "0", "--spin", "5", "--listen", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "lamp no_more_bets on (BCM 22)" in out
+    assert "lamp bang_outside on (BCM 24)" in out
+    assert "cage motor on (BCM 16)" in out
+    assert "cage motor stopped: max_run" in out
+
+
+def test_a_bad_key_is_named_and_nothing_is_driven(tmp_path, capsys):
+    config = tmp_path / "table.toml"
+    config.write_text("[pins]\nbutton_lock = 99\n")
+    assert main([str(config), "--mock"]) == 2
+    assert "pins.button_lock" in capsys.readouterr().err
+
+
+def test_a_missing_file_is_reported(tmp_path, capsys):
+    assert main([str(tmp_path / "nope.toml"), "--mock"]) == 2
+    assert "nope.toml" in capsys.readouterr().err
