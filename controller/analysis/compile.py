@@ -1,0 +1,205 @@
+"""Compile the rules engine into a transition table for one set of bets.
+
+The simulator's speed comes from here, and so does its honesty: the table is
+built once by calling the real :func:`controller.rules.apply` on every state
+the table can reach with these bets and every dice outcome, so each payout in
+it is the engine's. A state is the engine's own immutable state between rolls
+(before re-betting); from it, the re-betting policy puts back every requested
+bet that is not on the layout and that the engine accepts, then each dice
+outcome is applied, and the table records the next state and what each
+requested bet won or lost.
+
+Re-betting keeps one of each requested bet in action: ``pass`` is made again
+on the next come-out after it is decided, ``come`` again once the previous
+come bet is decided, ``place:6`` again after it wins, loses or is returned, and
+``odds:pass`` / ``odds:come`` behind the flat bet as soon as it stands on a
+number. A bet the engine refuses at that moment (a place bet on the point, a
+come bet on a come-out) simply waits for a state where it is accepted.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from controller.analysis.betspec import BetSpec
+from controller.analysis.edges import ODDS_BACKS, analysis_config
+from controller.analysis.runner import TransitionTable
+from controller.rules import (
+    BET_KINDS,
+    DICE,
+    Bet,
+    BetRejected,
+    GameState,
+    OpenBet,
+    Roll,
+    Settlement,
+    TableConfig,
+    apply,
+    new_game,
+    open_bets,
+)
+from controller.rules.craps import WRONG
+from controller.rules.dice import all_rolls
+
+MAX_STATES = 50_000
+
+
+class CompileError(ValueError):
+    """The bets cannot be simulated (unknown bet, never accepted, too many states)."""
+
+
+@dataclass(frozen=True)
+class PlannedBet:
+    """A requested bet checked against the game's catalogue, with the stake it is made with.
+
+    ``amount`` None (odds without ``=CENTS``) means the maximum odds behind the
+    flat bet, which depends on the number it stands on.
+    """
+
+    spec: BetSpec
+    amount: int | None
+
+    @property
+    def is_odds(self) -> bool:
+        return self.spec.bet == "odds"
+
+
+def plan(game: str, specs: list[BetSpec], config: TableConfig) -> list[PlannedBet]:
+    """Check each spec against ``BET_KINDS[game]`` and give it its stake (the table maximum by default)."""
+    if game not in BET_KINDS:
+        raise CompileError(f"unknown game {game!r} (expected {', '.join(BET_KINDS)})")
+    if not specs:
+        raise CompileError("no bets: give at least one --bet")
+    kinds = {kind.name: kind for kind in BET_KINDS[game]}
+    planned, labels = [], set()
+    for spec in specs:
+        kind = kinds.get(spec.bet)
+        if kind is None:
+            raise CompileError(f"{game} has no bet {spec.bet!r} (bets: {', '.join(kinds)})")
+        if spec.label in labels:
+            raise CompileError(f"{spec.label} is given twice")
+        labels.add(spec.label)
+        if kind.name == "odds":
+            if spec.number not in ODDS_BACKS:
+                raise CompileError(f"say which bet the odds back: odds:{'|odds:'.join(ODDS_BACKS)}")
+            planned.append(PlannedBet(spec, spec.amount))
+            continue
+        if kind.numbers == (None,):
+            if spec.number is not None:
+                raise CompileError(f"{spec.bet} takes no number (got {spec.number})")
+        elif spec.number not in kind.numbers:
+            raise CompileError(f"{spec.bet} needs a number among {', '.join(map(str, kind.numbers))}, "
+                               f"e.g. {spec.bet}:{kind.numbers[0]}")
+        amount = spec.amount or config.maximum(spec.bet, spec.number)
+        planned.append(PlannedBet(spec, amount))
+    return planned
+
+
+class _Rebetter:
+    """Puts the requested bets back on the layout; remembers why the engine refused them."""
+
+    def __init__(self, bets: list[PlannedBet], seat: str, config: TableConfig) -> None:
+        self.bets, self.seat, self.config = bets, seat, config
+        self.accepted = [False] * len(bets)
+        self.refusal: list[str | None] = [None] * len(bets)
+
+    def __call__(self, state: GameState) -> GameState:
+        for phase in (False, True):  # flat bets first, then the odds behind them
+            for i, bet in enumerate(self.bets):
+                if bet.is_odds != phase:
+                    continue
+                event = self._event(state, bet)
+                if event is None:
+                    continue
+                try:
+                    state = apply(state, event).state
+                    self.accepted[i] = True
+                except BetRejected as no:
+                    self.refusal[i] = self.refusal[i] or f"{no.reason} ({no.rule})"
+        return state
+
+    def _event(self, state: GameState, bet: PlannedBet) -> Bet | None:
+        spec, up = bet.spec, open_bets(state)
+        if not bet.is_odds:
+            if any(_same_space(o, spec) for o in up):
+                return None
+            return Bet(self.seat, spec.bet, bet.amount, spec.number)
+        on = str(spec.number)
+        if any(o.bet == "odds" and o.on == on for o in up):
+            return None
+        for flat in up:
+            number = flat.number if flat.number is not None else getattr(state, "point", None)
+            if flat.bet == on and number is not None:
+                amount = bet.amount or self.config.max_odds(on in WRONG, number, flat.amount)
+                return Bet(self.seat, "odds", amount, number, on)
+        return None
+
+
+def _same_space(open_bet: OpenBet, spec: BetSpec) -> bool:
+    return open_bet.bet == spec.bet and (spec.number is None or open_bet.number == spec.number)
+
+
+def _owner(settlement: Settlement, bets: list[PlannedBet], odds_up: list[OpenBet]) -> int:
+    """Which requested bet a settlement belongs to.
+
+    Odds are recognised by the odds that stood before the roll (number and
+    stake): a settlement names the number but not the flat bet behind it.
+    """
+    if settlement.bet == "odds":
+        for k, stood in enumerate(odds_up):
+            if stood.number == settlement.number and stood.amount == settlement.amount:
+                del odds_up[k]
+                return next(i for i, b in enumerate(bets) if b.is_odds and b.spec.number == stood.on)
+    else:
+        for i, bet in enumerate(bets):
+            if not bet.is_odds and bet.spec.bet == settlement.bet and (
+                    bet.spec.number is None or bet.spec.number == settlement.number):
+                return i
+    raise CompileError(f"a settlement matches none of the requested bets: {settlement}")
+
+
+def compile_table(game: str, bets: list[PlannedBet], config: TableConfig | None = None,
+                  max_states: int = MAX_STATES) -> TransitionTable:
+    """Walk every state reachable with ``bets`` (re-betting as they resolve) through the engine."""
+    config = analysis_config(config)
+    rebet = _Rebetter(bets, config.seats[0], config)
+    outcomes = all_rolls(DICE[game])
+    start = new_game(game, config)
+    index = {start: 0}
+    order = [start]
+    next_rows, net_rows, action_rows = [], [], []
+    for state in order:  # grows while walked: breadth first over the reachable states
+        betted = rebet(state)
+        odds_before = [o for o in open_bets(betted) if o.bet == "odds"]
+        nxt = np.empty(len(outcomes), dtype=np.int32)
+        net = np.zeros((len(outcomes), len(bets)), dtype=np.int64)
+        action = np.zeros_like(net)
+        for d, dice in enumerate(outcomes):
+            step = apply(betted, Roll(dice))
+            odds_up = list(odds_before)
+            for effect in step.effects:
+                if isinstance(effect, Settlement):
+                    b = _owner(effect, bets, odds_up)
+                    net[d, b] += effect.paid - effect.amount
+                    action[d, b] += effect.amount
+            j = index.get(step.state)
+            if j is None:
+                if len(order) >= max_states:
+                    raise CompileError(f"more than {max_states} reachable states; simulate fewer bets at once")
+                j = index[step.state] = len(order)
+                order.append(step.state)
+            nxt[d] = j
+        next_rows.append(nxt)
+        net_rows.append(net)
+        action_rows.append(action)
+    never = [b.spec.label + (f": {why}" if why else "")
+             for b, ok, why in zip(bets, rebet.accepted, rebet.refusal) if not ok]
+    if never:
+        raise CompileError("never accepted at this table: " + "; ".join(never))
+    return TransitionTable(
+        next_state=np.stack(next_rows),
+        net=np.stack(net_rows),
+        action=np.stack(action_rows),
+        labels=tuple(b.spec.label for b in bets),
+    )
