@@ -37,6 +37,9 @@ class BangState:
     dealer_point: int | None = None
     game: str = GAME
 
+    def with_layout(self, layout: Layout) -> "BangState":
+        return BangState(self.config, self.shooter, layout, self.dealer_point)
+
     @property
     def roller(self) -> str:
         """Whose roll comes next: ``"dealer"`` or ``"shooter"``."""
@@ -83,7 +86,7 @@ def apply(state: BangState, event: Event) -> tuple[BangState, tuple[Effect, ...]
             raise BetRejected("\"on\" only says which bet craps odds back", kind.rule)
         if event.bet in OUTSIDE and state.dealer_point is not None:
             raise BetRejected("after the dealer's roll: inside bets only", "§4620.15(c)(4)")
-        return replace(state, layout=add_stake(state.layout, config, event, kind)), ()
+        return state.with_layout(add_stake(state.layout, config, event, kind)), ()
     if isinstance(event, Remove):
         kind = bet_kind(GAME, config, event.seat, event.bet, event.number)
         if event.bet in OUTSIDE and state.dealer_point is not None:
@@ -91,7 +94,7 @@ def apply(state: BangState, event: Event) -> tuple[BangState, tuple[Effect, ...]
                 "a Beat the Dealer bet stays for the shooter's roll once the dealer has rolled",
                 "§4620.15(c)(4)")
         layout, returned = take_down(state.layout, event, kind)
-        return replace(state, layout=layout), (returned,)
+        return state.with_layout(layout), (returned,)
     if isinstance(event, Roll):
         check_dice(event.dice, 2, "§4620.15(a)(2)")
         if event.by is not None and event.by != state.roller:
@@ -106,10 +109,10 @@ def apply(state: BangState, event: Event) -> tuple[BangState, tuple[Effect, ...]
             else:
                 effects.append(settle(w.seat, w.bet, w.number, w.amount, result, config.payout_unit))
         if state.dealer_point is None:
-            new_state = replace(state, layout=tuple(kept), dealer_point=t)  # §4620.15(c)(3)
+            new_state = BangState(config, state.shooter, tuple(kept), t)  # §4620.15(c)(3)
         else:
-            new_state = replace(state, layout=tuple(kept), dealer_point=None,
-                                shooter=config.left_of(state.shooter))  # §4620.15(c)(6), (8)
+            # §4620.15(c)(6), (8): the game is over; the dice pass to the left.
+            new_state = BangState(config, config.left_of(state.shooter), tuple(kept), None)
         return new_state, tuple(effects)
     if isinstance(event, NextShooter):
         # Nobody has to shoot: before the dealer's roll the dice may go to the next player.

@@ -3,7 +3,6 @@ the catalogue and the limits, taking a bet down, and turning a decided bet
 into a :class:`Settlement`."""
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Literal
 
 from controller.rules.config import TableConfig
@@ -45,9 +44,7 @@ def add_stake(layout: Layout, config: TableConfig, event: Bet, kind: BetKind) ->
     there = find(layout, event.seat, event.bet, event.number)
     total = event.amount + (there.amount if there else 0)
     check_stake(total, config.min_bet, config.maximum(event.bet, event.number), _what(event.bet, event.number), kind.max_rule)
-    if there is not None:
-        return put(layout, replace(there, amount=total))
-    return put(layout, Wager(event.seat, event.bet, event.number, event.amount))
+    return put(layout, Wager(event.seat, event.bet, event.number, total, there.odds if there else 0))
 
 
 def take_down(layout: Layout, event: Remove, kind: BetKind) -> tuple[Layout, Returned]:

@@ -57,6 +57,9 @@ class CrapsState:
     shooter_has_rolled: bool = False
     game: str = GAME
 
+    def with_layout(self, layout: Layout) -> "CrapsState":
+        return CrapsState(self.config, self.shooter, layout, self.point, self.shooter_has_rolled)
+
 
 def new(config: TableConfig) -> CrapsState:
     return CrapsState(config=config, shooter=config.seats[0])
@@ -107,8 +110,8 @@ def _bet(state: CrapsState, event: Bet) -> CrapsState:
             raise BetRejected("odds: the amount must be a positive number of cents", rule)
         limit = config.max_odds(lay, event.number, base.amount)
         check_stake(base.odds + event.amount, 1, limit, f"{'lay' if lay else 'take'} odds on {base.bet} {event.number}", rule)
-        return replace(state, layout=put(state.layout, replace(base, odds=base.odds + event.amount)))
-    return replace(state, layout=add_stake(state.layout, config, event, kind))
+        return state.with_layout(put(state.layout, replace(base, odds=base.odds + event.amount)))
+    return state.with_layout(add_stake(state.layout, config, event, kind))
 
 
 def _remove(state: CrapsState, event: Remove) -> tuple[CrapsState, tuple[Effect, ...]]:
@@ -126,9 +129,9 @@ def _remove(state: CrapsState, event: Remove) -> tuple[CrapsState, tuple[Effect,
     if event.bet == "odds":
         base = _odds_base(state, event.seat, event.number, event.on, with_odds=True)
         layout = put(state.layout, replace(base, odds=0))
-        return replace(state, layout=layout), (Returned(base.seat, "odds", event.number, base.odds),)
+        return state.with_layout(layout), (Returned(base.seat, "odds", event.number, base.odds),)
     layout, returned = take_down(state.layout, event, kind)
-    return replace(state, layout=layout), (returned,)
+    return state.with_layout(layout), (returned,)
 
 
 # --- the roll ---------------------------------------------------------------
@@ -240,18 +243,17 @@ def _roll(state: CrapsState, event: Roll) -> tuple[CrapsState, tuple[Effect, ...
             kept.append(w)
         else:
             effects.append(settle(w.seat, w.bet, w.number, w.amount, result, unit))
-    layout = merged(tuple(kept), moved)
-    new_state = replace(state, layout=layout, shooter_has_rolled=True)
+    layout = merged(tuple(kept), moved) if moved else tuple(kept)
+    shooter, has_rolled = state.shooter, True
     if point is None:
         if t in POINTS:
-            new_state = replace(new_state, point=t)  # §4620.3(c)(3)
+            point = t  # §4620.3(c)(3)
     elif t == point:
-        new_state = replace(new_state, point=None)  # a pass, §4620.3(c)(3)(i)
+        point = None  # a pass, §4620.3(c)(3)(i)
     elif t == 7:
         # A miss-out: the dice pass to the left, §4620.3(c)(3)(ii), (c)(4).
-        new_state = replace(new_state, point=None, shooter=config.left_of(state.shooter),
-                            shooter_has_rolled=False)
-    return new_state, tuple(effects)
+        point, shooter, has_rolled = None, config.left_of(shooter), False
+    return CrapsState(config, shooter, layout, point, has_rolled), tuple(effects)
 
 
 def _next_shooter(state: CrapsState, event: NextShooter) -> CrapsState:

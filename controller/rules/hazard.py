@@ -2,7 +2,7 @@
 decided by the one roll that follows it (§4620.12(b))."""
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from controller.rules.common import add_stake, bet_kind, check_dice, settle, take_down, Outcome
 from controller.rules.config import TableConfig
@@ -26,6 +26,9 @@ class HazardState:
     config: TableConfig
     layout: Layout = ()
     game: str = GAME
+
+    def with_layout(self, layout: Layout) -> "HazardState":
+        return HazardState(self.config, layout)
 
 
 def new(config: TableConfig) -> HazardState:
@@ -67,11 +70,11 @@ def apply(state: HazardState, event: Event) -> tuple[HazardState, tuple[Effect, 
     config = state.config
     if isinstance(event, Bet):
         kind = bet_kind(GAME, config, event.seat, event.bet, event.number)
-        return replace(state, layout=add_stake(state.layout, config, event, kind)), ()
+        return state.with_layout(add_stake(state.layout, config, event, kind)), ()
     if isinstance(event, Remove):
         kind = bet_kind(GAME, config, event.seat, event.bet, event.number)
         layout, returned = take_down(state.layout, event, kind)
-        return replace(state, layout=layout), (returned,)
+        return state.with_layout(layout), (returned,)
     if isinstance(event, Roll):
         check_dice(event.dice, 3, "§4620.12(a)(2)")
         if event.by is not None:
@@ -80,7 +83,7 @@ def apply(state: HazardState, event: Event) -> tuple[HazardState, tuple[Effect, 
             settle(w.seat, w.bet, w.number, w.amount, outcome(w.bet, w.number, event.dice), config.payout_unit)
             for w in state.layout
         )
-        return replace(state, layout=()), effects
+        return state.with_layout(()), effects
     if isinstance(event, NextShooter):
         raise BetRejected("hazard has no shooter: the dealer tumbles the cage", "§4620.12(b)")
     raise BetRejected(f"hazard does not take {type(event).__name__} events", "§4620.12")

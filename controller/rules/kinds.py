@@ -76,8 +76,9 @@ BET_KINDS: Mapping[str, tuple[BetKind, ...]] = MappingProxyType({"craps": CRAPS,
 BET_NAMES = frozenset(kind.name for kinds in BET_KINDS.values() for kind in kinds)
 
 
+_BY_NAME = {game: {kind.name: kind for kind in kinds} for game, kinds in BET_KINDS.items()}
+
+
 def kind_of(game: str, bet: str) -> BetKind | None:
-    for kind in BET_KINDS[game]:
-        if kind.name == bet:
-            return kind
-    return None
+    """The catalogue entry of ``bet`` in ``game``, None if the game has no such bet."""
+    return _BY_NAME[game].get(bet)

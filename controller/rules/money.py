@@ -20,27 +20,33 @@ from fractions import Fraction
 
 @dataclass(frozen=True, slots=True)
 class Payout:
-    """The net win per unit staked, as an exact fraction."""
+    """The net win per unit staked, ``win`` to ``per`` (kept as two integers so
+    that settling a bet stays integer arithmetic)."""
 
-    net: Fraction
+    win: int
+    per: int = 1
+
+    @property
+    def net(self) -> Fraction:
+        """The exact net win per unit staked."""
+        return Fraction(self.win, self.per)
 
     def paid(self, stake: int, unit: int = 1) -> int:
         """Cents handed back on a win: the stake plus the win rounded down to ``unit``."""
-        win = self.net * stake
-        return stake + (win.numerator // (win.denominator * unit)) * unit
+        return stake + (stake * self.win // (self.per * unit)) * unit
 
     def __str__(self) -> str:
-        return f"{self.net.numerator}-{self.net.denominator}"
+        return f"{self.win}-{self.per}"
 
 
 def to_one(numerator: int, denominator: int = 1) -> Payout:
     """A payout quoted "numerator to denominator": the win, the stake comes back on top."""
-    return Payout(Fraction(numerator, denominator))
+    return Payout(numerator, denominator)
 
 
 def for_one(x: int) -> Payout:
     """A payout quoted "x for 1": x units back in all, the stake included."""
-    return Payout(Fraction(x - 1, 1))
+    return Payout(x - 1, 1)
 
 
 EVEN_MONEY = to_one(1)
