@@ -19,12 +19,17 @@ class DisplayApp:
         self.device = device if device is not None else Device()
 
     def poll(self, now_ms):
-        """Serve the link once and bring the panel up to date."""
+        """Serve the link once and bring the panel up to date.
+
+        The panel is redrawn *before* the replies go out, so an ACK means the
+        digits already show that state (what the latency bench measures).
+        """
+        reply = b""
         waiting = self.uart.any()
         if waiting:
             data = self.uart.read(waiting)
             if data:
                 reply = self.device.receive(data, now_ms)
-                if reply:
-                    self.uart.write(reply)
         self.panel.show(rows(self.device.current(now_ms)))
+        if reply:
+            self.uart.write(reply)
