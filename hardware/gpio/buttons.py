@@ -5,12 +5,13 @@ the Pi's internal pull-up holds the line high while the button is up.
 
 Each button is a gpiozero ``DigitalInputDevice`` with the pull-up: a ``Button``
 without the hold thread that ``Button`` keeps polling for its own long press,
-since the long press here is ``ButtonLogic``'s. gpiozero reports every edge (its
-``bounce_time`` is left off: mock pins ignore it and it cannot reject a lone spike). Each edge is stamped with the injected clock
-and fed to a ``ButtonLogic`` (stable-time debounce, then short/long press), which
-decides the events; ``MEANING`` in ``hardware.gpio.events`` maps presses to events.
-Events go to ``sink`` (a callable, e.g. the controller's ``queue.put``) or, by
-default, to the thread-safe queue ``events``.
+since the long press here is ``ButtonLogic``'s. gpiozero reports every edge
+(its ``bounce_time`` is left off: mock pins ignore it and it cannot reject a lone
+spike). Each edge is stamped with the injected clock and fed to a ``ButtonLogic``
+(stable-time debounce, then short/long press); ``MEANING`` in
+``hardware.gpio.events`` turns presses into events. Events go to ``sink`` (a
+callable, e.g. the controller's ``queue.put``) or, by default, to the thread-safe
+queue ``events``.
 
 Time moves in one of two ways. With the real clock, ``start()`` runs a thread that
 sleeps until the next debounce or long-press deadline and then calls ``poll()``.

@@ -12,12 +12,12 @@ Values are lower-case strings so they can be journaled and logged as they are.
 """
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 
 from hardware.gpio.press_logic import Press
 
 
-class ButtonEvent(str, Enum):
+class ButtonEvent(StrEnum):
     """What the dealer asked for."""
 
     LOCK = "lock"  # lock bets / roll (in manual entry: next value of the current die)
@@ -27,7 +27,7 @@ class ButtonEvent(str, Enum):
     MANUAL = "manual"  # CONFIRM held: enter the dice by hand
 
 
-class DealerButton(str, Enum):
+class DealerButton(StrEnum):
     """The physical push-buttons on the dealer's panel (their names in the pin map: ``button_<value>``)."""
 
     LOCK = "lock"

@@ -21,14 +21,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from enum import Enum
+from enum import StrEnum
 
 from hardware.gpio.events import ButtonEvent
 
 FACES = range(1, 7)
 
 
-class EntryStatus(str, Enum):
+class EntryStatus(StrEnum):
     EDITING = "editing"
     DONE = "done"
     CANCELLED = "cancelled"

@@ -27,7 +27,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from enum import Enum
+from enum import StrEnum
 
 from gpiozero import DigitalOutputDevice
 from gpiozero.pins import Factory
@@ -38,7 +38,7 @@ from hardware.gpio.clock import Clock
 log = logging.getLogger(__name__)
 
 
-class StopReason(str, Enum):
+class StopReason(StrEnum):
     """Why the motor last stopped."""
 
     FINISHED = "finished"  # the time asked for ran out

@@ -1,6 +1,7 @@
 """Bench check of the GPIO wiring, for the installer: each lamp in turn, one short spin, then the buttons.
 
-    sudo -u dicetable /opt/dicetable/.venv/bin/python -m hardware.gpio.wiring_check /etc/dicetable/dicetable.toml
+    sudo -u dicetable /opt/dicetable/.venv/bin/python -m hardware.gpio.wiring_check \
+        /etc/dicetable/dicetable.toml
 
 It reads only the ``[pins]`` and ``[gpio]`` tables of the configuration (the
 same checks as the table controller), lights each lamp for a moment and names
@@ -32,11 +33,17 @@ LAMPS = (
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m hardware.gpio.wiring_check", description=__doc__.splitlines()[0])
-    parser.add_argument("config", nargs="?", type=Path, help="TOML configuration (default: the built-in pin map)")
-    parser.add_argument("--lamp", type=float, default=1.0, help="seconds each lamp stays lit (default 1)")
+    parser = argparse.ArgumentParser(
+        prog="python -m hardware.gpio.wiring_check", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument(
+        "config", nargs="?", type=Path, help="TOML configuration (default: the built-in pin map)"
+    )
+    parser.add_argument("--lamp", type=float, default=1.0, help="seconds each lamp is lit (default 1)")
     parser.add_argument("--spin", type=float, default=1.0, help="seconds of cage spin (default 1)")
-    parser.add_argument("--listen", type=float, default=30.0, help="seconds to print button events (default 30)")
+    parser.add_argument(
+        "--listen", type=float, default=30.0, help="seconds to print button events (default 30)"
+    )
     parser.add_argument("--mock", action="store_true", help="mock pins instead of the Pi's header")
     return parser
 
@@ -74,7 +81,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         devices.motor.wait_stopped()
         status = devices.motor.status
         print(f"cage motor stopped: {status.stop_reason.value if status.stop_reason else '?'}", flush=True)
-        print(f"push each button now (CONFIRM held {settings.long_press_s} s = manual); {args.listen} s", flush=True)
+        print(
+            f"push each button now (CONFIRM held {settings.long_press_s} s = manual); {args.listen} s",
+            flush=True,
+        )
         time.sleep(args.listen)
     finally:
         devices.close()

@@ -14,6 +14,12 @@ LOCK, CONFIRM, VOID, NEXT = 5, 6, 13, 26
 SETTLE, HOLD = 0.03, 1.5
 
 
+def make(factory, clock, **options) -> DealerButtons:
+    return DealerButtons(
+        lock=LOCK, confirm=CONFIRM, void=VOID, next_shooter=NEXT, clock=clock, pin_factory=factory, **options
+    )
+
+
 @pytest.fixture
 def buttons(factory, clock):
     device = DealerButtons(
@@ -127,7 +133,7 @@ class StuckDownPin(MockPin):
 
 def test_a_button_held_while_the_program_starts_does_nothing_until_pushed_again(factory, clock):
     factory.pin(VOID, pin_class=StuckDownPin)
-    buttons = DealerButtons(lock=LOCK, confirm=CONFIRM, void=VOID, next_shooter=NEXT, clock=clock, pin_factory=factory)
+    buttons = make(factory, clock)
     assert factory.pin(VOID).state == 0
     assert buttons.is_pressed(DealerButton.VOID)
     tick(buttons, clock, 10.0)
@@ -148,9 +154,7 @@ def test_events_go_to_the_sink_and_a_failing_sink_does_not_stop_the_buttons(fact
         if len(got) == 1:
             raise RuntimeError("consumer bug")
 
-    buttons = DealerButtons(
-        lock=LOCK, confirm=CONFIRM, void=VOID, next_shooter=NEXT, sink=sink, clock=clock, pin_factory=factory
-    )
+    buttons = make(factory, clock, sink=sink)
     push(factory, buttons, clock, LOCK)
     push(factory, buttons, clock, VOID)
     assert got == [ButtonEvent.LOCK, ButtonEvent.VOID]
@@ -178,8 +182,8 @@ def test_with_the_real_clock_the_deadline_thread_delivers_by_itself(factory):
 
 
 def test_close_frees_the_lines(factory, clock):
-    buttons = DealerButtons(lock=LOCK, confirm=CONFIRM, void=VOID, next_shooter=NEXT, clock=clock, pin_factory=factory)
+    buttons = make(factory, clock)
     buttons.start()
     buttons.close()
     buttons.close()
-    DealerButtons(lock=LOCK, confirm=CONFIRM, void=VOID, next_shooter=NEXT, clock=clock, pin_factory=factory).close()
+    make(factory, clock).close()

@@ -89,9 +89,10 @@ def test_close_and_exit_put_every_lamp_out(lights, factory):
 
 def test_a_line_already_in_use_leaves_no_lamp_claimed(factory):
     from gpiozero import LED
+    from gpiozero.exc import GPIOPinInUse
 
     blocker = LED(OUTSIDE, pin_factory=factory)
-    with pytest.raises(Exception):
+    with pytest.raises(GPIOPinInUse):
         BetLockLights(NO_MORE_BETS, INSIDE, OUTSIDE, pin_factory=factory)
     blocker.close()
     BetLockLights(NO_MORE_BETS, INSIDE, OUTSIDE, pin_factory=factory).close()

@@ -40,7 +40,7 @@ def test_void_cancels_and_then_nothing_more_is_accepted():
     entry = play(ManualEntry.start(2), [E.LOCK, E.CONFIRM, E.VOID])
     assert entry.status is EntryStatus.CANCELLED
     with pytest.raises(ManualEntryError):
-        entry.dice
+        _ = entry.dice
     with pytest.raises(ManualEntryError):
         entry.apply(E.CONFIRM)
 

@@ -138,7 +138,8 @@ _ENDING = textwrap.dedent(
     """
     import atexit, os, signal, sys
     def report():
-        print("STATES", [bool(s.state) for s in factory.pin(17).states], motor.status.stop_reason.value, flush=True)
+        states = [bool(s.state) for s in factory.pin(17).states]
+        print("STATES", states, motor.status.stop_reason.value, flush=True)
     atexit.register(report)
     from gpiozero.pins.mock import MockFactory
     from hardware.gpio import CageMotor, exit_on_signals

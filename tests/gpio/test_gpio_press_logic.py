@@ -172,6 +172,6 @@ def test_every_bouncy_press_counts_exactly_once(presses):
     assert len(found) == len(presses)
     # Press and release are both accepted SETTLE late, so the hold is measured as it happened.
     threshold = HOLD
-    for got, (_, held) in zip(found, presses):
+    for got, (_, held) in zip(found, presses, strict=True):
         if abs(held - threshold) > 1e-6:  # float rounding decides a tie, either answer is right
             assert got is (Press.LONG if held > threshold else Press.SHORT)

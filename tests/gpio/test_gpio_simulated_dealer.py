@@ -1,12 +1,12 @@
 """The simulated dealer presses mock pins through the real button path; build_devices wires it all."""
 from __future__ import annotations
 
-import queue
-
 import pytest
 
 from hardware.gpio import (
     ButtonEvent as E,
+)
+from hardware.gpio import (
     EntryStatus,
     GpioSettings,
     LightsState,
@@ -23,7 +23,9 @@ from hardware.gpio import (
 @pytest.fixture
 def table(factory):
     got: list[E] = []
-    devices = build_devices(PinMap(), GpioSettings(), pin_factory=factory, sink=got.append, clock=ManualClock())
+    devices = build_devices(
+        PinMap(), GpioSettings(), pin_factory=factory, sink=got.append, clock=ManualClock()
+    )
     yield devices, SimulatedDealer(devices.buttons, factory), got
     devices.close()
 
@@ -81,7 +83,8 @@ def test_build_devices_uses_the_pin_map_and_settings(factory):
     pins = PinMap.from_dict({"cage_motor": 16, "light_no_more_bets": 20, "button_lock": 21})
     stops = []
     devices = build_devices(
-        pins, GpioSettings(cage_max_run_s=0.1), pin_factory=factory, clock=ManualClock(), on_motor_stop=stops.append
+        pins, GpioSettings(cage_max_run_s=0.1), pin_factory=factory, clock=ManualClock(),
+        on_motor_stop=stops.append,
     )
     devices.lights.show(LightsState.craps(bets_locked=True))
     assert factory.pin(20).state == 1
@@ -109,9 +112,10 @@ def test_build_devices_with_the_real_clock_runs_the_button_thread(factory):
 
 def test_a_pin_already_taken_leaves_nothing_claimed(factory):
     from gpiozero import LED
+    from gpiozero.exc import GPIOPinInUse
 
     blocker = LED(PinMap().button_void, pin_factory=factory)
-    with pytest.raises(Exception):
+    with pytest.raises(GPIOPinInUse):
         build_devices(pin_factory=factory, clock=ManualClock())
     blocker.close()
     build_devices(pin_factory=factory, clock=ManualClock()).close()
