@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 GAMES = ("craps", "hazard", "bang")
-CAMERA_SOURCES = ("scenes", "folder", "opencv", "picamera2")
+CAMERA_SOURCES = ("scenes", "folder", "opencv", "picamera2", "none")
 PIN_FACTORIES = ("mock", "lgpio")
 DEMO_SOURCE = "<embedded defaults>"
 

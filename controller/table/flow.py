@@ -130,6 +130,8 @@ def _step(state: TableState, event: Mapping[str, Any]) -> Step:
     if not isinstance(event, Mapping):
         raise Refused(f"an event is a JSON object, not {type(event).__name__}")
     name = event.get("event")
+    if name == "malformed":
+        raise Refused(f"not a JSON event object: {event.get('line')!r}")
     if name not in TABLE_EVENTS:
         raise Refused(f"unknown event {name!r} (expected one of {', '.join(TABLE_EVENTS)})")
     if state.phase is Phase.MANUAL and name in ("lock", "confirm", "void"):

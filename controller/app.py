@@ -1,0 +1,221 @@
+"""The running table: the journaled game flow wired to lamps, cage motor, display and inputs.
+
+Why one loop: every input -- a dealer's button, a dice read, the cage
+stopping, a bet from the event stream -- is put on one queue by whatever
+thread produced it, and one thread takes them off in order, journals each,
+steps the table and then redraws the outputs. So the journal's order is the
+order things took effect, and outputs are always drawn from the state that
+was just journaled.
+
+- :class:`TableController` -- one table: ``submit(event)`` and ``redraw()``.
+- :func:`display_state` -- the table's view as the LED display's picture.
+- :func:`serve` -- the main loop: inputs until stopped, watchdog pings while the
+  camera and the display are healthy.
+- :func:`open_devices` / :func:`open_display` -- the GPIO devices and the display
+  link (with its stand-in on a pseudo-terminal when the port is ``sim``).
+"""
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+from controller.config import Config
+from controller.sdnotify import Notifier
+from controller.table import JournaledTable, Phase, Step, TableState, lights_for, motor_should_spin, view_for
+from hardware.display import DisplayLink, DisplayState
+from hardware.gpio import GpioDevices, build_devices
+
+log = logging.getLogger(__name__)
+
+_PHASE_ON_DISPLAY = {
+    Phase.BETTING: "open",
+    Phase.LOCKED: "locked",
+    Phase.SPINNING: "rolling",
+    Phase.PENDING: "confirm",
+    Phase.MANUAL: "confirm",
+}
+
+
+def display_state(state: TableState) -> DisplayState:
+    """What the LED display shows for ``state`` (a pure function: redraw = call again)."""
+    view = view_for(state)
+    phase = _PHASE_ON_DISPLAY[state.phase]
+    if state.phase is Phase.BETTING and state.rolls:
+        phase = "settled"  # the last roll's result stays up, marked final, until the next lock
+    return DisplayState(
+        game=state.game,
+        phase=phase,
+        dice=view.dice,
+        point=view.point,
+        recent=view.history[1:] if state.phase is Phase.BETTING else view.history,
+        roll_id=state.rolls % 0x10000,
+    )
+
+
+StepListener = Callable[[Mapping[str, Any], Step, TableState], None]
+
+
+@dataclass
+class TableController:
+    """One table: the journaled state and the devices that show it.
+
+    ``display`` may be None (no display configured); ``listeners`` are told of
+    every step (the demo prints from there).
+    """
+
+    table: JournaledTable
+    devices: GpioDevices
+    display: DisplayLink | None
+    spin_seconds: float
+    listeners: list[StepListener] = field(default_factory=list)
+
+    @property
+    def state(self) -> TableState:
+        return self.table.state
+
+    def redraw(self, before: TableState | None = None) -> None:
+        """Draw lamps and display from the state; start the cage on entering ``spinning``.
+
+        Called with ``before=None`` after a start, it also restarts a spin the
+        stop interrupted (the dice were never read, so spinning again is safe).
+        """
+        state = self.table.state
+        self.devices.lights.show(lights_for(state))
+        if self.display is not None:
+            self.display.show(display_state(state))
+        if motor_should_spin(before, state) and not self.devices.motor.status.running:
+            self.devices.motor.spin(self.spin_seconds)
+
+    def submit(self, event: Mapping[str, Any]) -> Step:
+        """Journal ``event``, step the table, then redraw (the outputs follow the journal)."""
+        before = self.table.state
+        result = self.table.submit(event)
+        self.redraw(before)
+        for listener in self.listeners:
+            listener(event, result, before)
+        return result
+
+
+def open_devices(config: Config, sink: Callable[[Any], None], *, clock: Any = None,
+                 on_motor_stop: Callable[[Any], None] | None = None) -> tuple[GpioDevices, Any]:
+    """The GPIO devices; returns them and the pin factory (a ``MockFactory`` for ``mock``)."""
+    if config.pin_factory == "mock":
+        from gpiozero.pins.mock import MockFactory
+
+        factory: Any = MockFactory()
+    else:
+        from gpiozero.pins.lgpio import LGPIOFactory  # only on a Pi
+
+        factory = LGPIOFactory()
+    devices = build_devices(config.pins, config.gpio, pin_factory=factory, sink=sink, clock=clock,
+                            on_motor_stop=on_motor_stop)
+    return devices, factory
+
+
+@dataclass
+class DisplayHandle:
+    """The display link and, for ``port = "sim"``, the stand-in answering on a pseudo-terminal."""
+
+    link: DisplayLink
+    standin: Any = None
+
+    def close(self) -> None:
+        self.link.stop()
+        if self.standin is not None:
+            self.standin.stop()
+
+
+def open_display(config: Config) -> DisplayHandle:
+    port = config.display["port"]
+    standin = None
+    if port == "sim":
+        from hardware.display import start_standin
+
+        standin = start_standin()
+        port = standin.port
+    link = DisplayLink(port, baudrate=config.display["baud"]).start()
+    return DisplayHandle(link, standin)
+
+
+def button_event(button: Any) -> dict[str, Any]:
+    """A ``ButtonEvent`` as the table event it means (``{"event": "lock"}``...)."""
+    return {"event": str(getattr(button, "value", button))}
+
+
+def serve(
+    controller: TableController,
+    inputs: "queue.Queue[Mapping[str, Any] | None]",
+    *,
+    stop: threading.Event,
+    healthy: Callable[[], bool],
+    notifier: Notifier,
+    tick: float = 1.0,
+) -> None:
+    """Take inputs off the queue until ``stop`` is set (or a ``None`` arrives).
+
+    Between inputs, at least every ``tick`` seconds, it pings systemd's
+    watchdog -- but only while ``healthy()`` (camera delivering, display link
+    answering): a table that cannot see or show the dice should be restarted,
+    not kept alive.
+    """
+    interval = notifier.watchdog_interval()
+    tick = min(tick, interval) if interval else tick
+    last_status = ""
+    while not stop.is_set():
+        try:
+            event = inputs.get(timeout=tick)
+        except queue.Empty:
+            event = None
+        else:
+            if event is None:
+                break
+            controller.submit(event)
+        ok = healthy()
+        if ok:
+            notifier.watchdog()
+        status = f"{controller.state.game}: {controller.state.phase.value}, {controller.state.rolls} rolls" + (
+            "" if ok else " (camera or display unhealthy: not pinging the watchdog)")
+        if status != last_status:
+            notifier.status(status)
+            last_status = status
+
+
+def wait_for(predicate: Callable[[], bool], timeout: float, step: float = 0.005) -> bool:
+    """Poll ``predicate`` until true or ``timeout`` seconds pass."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(step)
+    return True
+
+
+def read_events(stream: Any, inputs: "queue.Queue[Mapping[str, Any] | None]", *, skip: int = 0,
+                end_with_none: bool = False) -> int:
+    """Put each JSON line of ``stream`` on ``inputs`` (after skipping ``skip`` of them); returns how many.
+
+    A line that is not JSON is still an input: it goes in as ``{"event": "malformed", "line": ...}``,
+    so the journal records it and the table refuses it with a reason, and nothing is lost.
+    """
+    import json
+
+    count = 0
+    for line in stream:
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        count += 1
+        if count <= skip:
+            continue
+        try:
+            event = json.loads(line)
+        except ValueError:
+            event = {"event": "malformed", "line": line[:200]}
+        inputs.put(event if isinstance(event, dict) else {"event": "malformed", "line": line[:200]})
+    if end_with_none:
+        inputs.put(None)
+    return count

@@ -1,0 +1,96 @@
+"""``dicetable run --config FILE``: one configured table, until it is stopped.
+
+The real devices on a Pi (lgpio pins, the Pi camera, the serial display),
+or any mix of stand-ins the configuration names. Startup order matters:
+configuration (already validated), journal, recovery by replay, devices,
+redraw of lamps and display from the recovered state, *then* READY=1 to
+systemd, then inputs. On any exit -- end of the event stream, SIGTERM,
+an exception -- the motor and lamps are switched off (``finally`` here, and
+``hardware.gpio.safe_exit`` for signals and interpreter exit).
+"""
+from __future__ import annotations
+
+import logging
+import queue
+import sys
+import threading
+from typing import IO, Any
+
+from controller.app import TableController, button_event, open_devices, open_display, read_events, serve
+from controller.config import Config
+from controller.journal import Journal
+from controller.sdnotify import Notifier
+from controller.table import JournaledTable
+from hardware.gpio import StopReason, exit_on_signals
+
+log = logging.getLogger(__name__)
+
+
+def run_table(config: Config, *, events: IO[str] | None = None, resume: bool = False,
+              exit_at_end: bool = False, out: IO[str] = sys.stdout) -> int:
+    """Run the configured table; returns the exit status."""
+    notifier = Notifier()
+    if threading.current_thread() is threading.main_thread():
+        exit_on_signals()
+    inputs: queue.Queue = queue.Queue()
+    journal = Journal.open(config.state_dir)
+    table = JournaledTable.open(journal, config.game, config.rules)
+    print(f"{config.game} table from {config.state_dir}: replayed {table.replayed} inputs"
+          + (f", completed {table.completed} effects cut off by the last stop" if table.completed else ""), file=out)
+
+    def motor_stopped(status: Any) -> None:
+        if status.stop_reason in (StopReason.FINISHED, StopReason.MAX_RUN):
+            inputs.put({"event": "spin_done"})
+
+    devices, _ = open_devices(config, sink=lambda b: inputs.put(button_event(b)), on_motor_stop=motor_stopped)
+    display = open_display(config) if config.display["port"] != "none" else None
+    camera = None
+    try:
+        controller = TableController(table, devices, display.link if display else None, config.hazard["spin_seconds"])
+        controller.listeners.append(_Echo(out))
+        controller.redraw()
+        if config.camera["source"] != "none":
+            from controller.camera import start_camera
+
+            camera = start_camera(config, inputs)
+        stop = threading.Event()
+        if events is not None:
+            skip = table.replayed if resume else 0
+            threading.Thread(target=read_events, args=(events, inputs), kwargs={"skip": skip, "end_with_none": exit_at_end},
+                             name="event-stream", daemon=True).start()
+
+        def healthy() -> bool:
+            camera_ok = camera is None or camera.healthy()
+            display_ok = display is None or display.link.health().healthy
+            return camera_ok and display_ok
+
+        notifier.ready(f"{config.game} table ready")
+        serve(controller, inputs, stop=stop, healthy=healthy, notifier=notifier)
+        return 0
+    finally:
+        notifier.stopping()
+        if camera is not None:
+            camera.close()
+        devices.close()  # motor stopped, lamps off, lines released
+        if display is not None:
+            display.close()
+        journal.close()
+
+
+class _Echo:
+    """Prints every effect as a JSON line; a closed output silences it but never stops the table."""
+
+    def __init__(self, out: IO[str]):
+        self.out: IO[str] | None = out
+
+    def __call__(self, event: Any, step: Any, before: Any) -> None:
+        import json
+
+        if self.out is None:
+            return
+        try:
+            for effect in step.effects:
+                print(json.dumps(effect, separators=(",", ":")), file=self.out, flush=True)
+        except (OSError, ValueError):
+            log.warning("standard output is gone; effects are no longer echoed (the journal has them)")
+            self.out = None

@@ -1,0 +1,150 @@
+"""Crash test: a scripted session killed with SIGKILL at random points, restarted each time.
+
+The same session run without interruption is the reference: after all the
+kills and restarts the journal must hold exactly the same events (inputs and
+effects, in order), so the same settlements -- none twice, none lost -- and
+the recovered table must be the same state.
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from controller.journal import EFFECT, Journal, verify
+from controller.players import Players
+from controller.rules import TableConfig
+from controller.table import JournaledTable, Phase, new_table, step
+
+SEED = 20261129
+KILLS = 14
+ROLLS = 80
+CONFIG = """
+[table]
+game = "{game}"
+state_dir = "state"
+[camera]
+source = "none"
+[display]
+port = "none"
+"""
+
+
+def scripted_session(game: str, rolls: int, seed: int) -> list[dict]:
+    """The inputs of a session: players' bets, the dealer's buttons and reads of every status."""
+    rng = random.Random(seed)
+    state = new_table(game, TableConfig())
+    players = Players.seated(game, TableConfig().seats, seed)
+    events: list[dict] = []
+    count = state.dice_count
+
+    def feed(event: dict) -> None:
+        nonlocal state
+        events.append(event)
+        state = step(state, event).state
+
+    for number in range(rolls):
+        for bet in players.bets(state):
+            feed(bet)
+        if rng.random() < 0.1:
+            feed({"event": "confirm"})  # a press at the wrong moment: refused
+        feed({"event": "lock"})
+        if state.phase is Phase.SPINNING:
+            feed({"event": "spin_done"})
+        dice = [rng.randint(1, 6) for _ in range(count)]
+        frame = f"roll-{number:05d}.png"
+        kind = rng.random()
+        if kind < 0.55:
+            feed({"event": "read", "status": "ok", "dice": dice, "confidence": 0.97, "frame": frame})
+        elif kind < 0.75:
+            feed({"event": "read", "status": "uncertain", "dice": dice, "confidence": 0.6, "frame": frame})
+            feed({"event": "confirm"})
+        elif kind < 0.9:
+            feed({"event": "read", "status": "no_read", "dice": [], "confidence": 0.0, "frame": frame})
+            feed({"event": "manual", "dice": dice})
+        else:
+            wrong = [d % 6 + 1 for d in dice]
+            feed({"event": "read", "status": "uncertain", "dice": wrong, "confidence": 0.4, "frame": frame})
+            feed({"event": "void"})
+            feed({"event": "read", "status": "ok", "dice": dice, "confidence": 0.95, "frame": frame})
+        if game == "craps" and state.rules.point is None and rng.random() < 0.2:
+            feed({"event": "next_shooter"})
+    return events
+
+
+def _setup(folder: Path, game: str, events: list[dict]) -> tuple[Path, Path]:
+    folder.mkdir()
+    config = folder / "table.toml"
+    config.write_text(CONFIG.format(game=game))
+    script = folder / "session.jsonl"
+    script.write_text("".join(json.dumps(e) + "\n" for e in events))
+    return config, script
+
+
+def _command(config: Path, script: Path) -> list[str]:
+    return [sys.executable, "-m", "controller.cli", "run", "--config", str(config), "--events", str(script),
+            "--exit-at-end", "--resume"]
+
+
+def _rows(state_dir: Path) -> list[tuple[str, dict]]:
+    with Journal.open(state_dir, readonly=True) as journal:
+        assert verify(journal).ok
+        return [(e.kind, e.event) for e in journal.entries()]
+
+
+def _effects_done(state_dir: Path) -> int:
+    if not (state_dir / "journal.sqlite3").exists():
+        return 0
+    with Journal.open(state_dir, readonly=True) as journal:
+        return sum(1 for e in journal.entries() if e.kind == EFFECT)
+
+
+def _final_state(state_dir: Path, game: str):
+    with Journal.open(state_dir) as journal:
+        return JournaledTable.open(journal, game, TableConfig()).state
+
+
+def test_sigkill_at_random_points_loses_nothing_and_settles_nothing_twice(tmp_path):
+    game = "craps"
+    events = scripted_session(game, rolls=ROLLS, seed=SEED)
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+
+    ref_config, ref_script = _setup(tmp_path / "reference", game, events)
+    done = subprocess.run(_command(ref_config, ref_script), capture_output=True, env=env, timeout=120, check=True)
+    effect_lines = len(done.stdout.splitlines()) - 1  # the run prints every effect as it is journaled
+
+    config, script = _setup(tmp_path / "crashed", game, events)
+    rng = random.Random(SEED)
+    kills, printed, starts = 0, 0, []
+    # Kill points spread over the whole session, in effects journaled so far.
+    points = sorted(rng.randint(0, effect_lines) for _ in range(KILLS))
+    for _ in range(KILLS + 5):
+        process = subprocess.Popen(_command(config, script), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        starts.append(process.stdout.readline().decode())  # "... replayed N inputs": the journal is open
+        if kills < KILLS:
+            # Read this run's effect lines up to the next kill point (none: kill during the recovery).
+            for _ in range(max(0, points[kills] - printed)):
+                if not process.stdout.readline():
+                    break
+            time.sleep(rng.choice((0.0, 0.0005, 0.002)))
+            if process.poll() is None:
+                process.send_signal(signal.SIGKILL)
+                kills += 1
+        process.communicate(timeout=120)
+        printed = _effects_done(config.parent / "state")
+        if process.returncode == 0:
+            break
+    assert kills == KILLS, "the session always ended before the kill: make it longer"
+    assert process.returncode == 0, "".join(starts)
+    assert len(set(starts)) > KILLS // 2, "most kills did not land inside the session:\n" + "".join(starts)
+
+    reference, crashed = _rows(ref_config.parent / "state"), _rows(config.parent / "state")
+    assert crashed == reference
+    settlements = [event for kind, event in crashed if kind == EFFECT and event["event"] == "settle"]
+    assert settlements and len([e for k, e in crashed if k == EFFECT and e["event"] == "roll"]) == ROLLS
+    assert _final_state(config.parent / "state", game) == _final_state(ref_config.parent / "state", game)
