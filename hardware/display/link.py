@@ -62,7 +62,8 @@ class LinkHealth:
     ``LinkTiming.healthy_within`` seconds. ``in_sync``: the display has
     acknowledged the latest state given to ``show``. ``faults`` counts fault
     events by kind (``no_answer``, ``timeout``, ``port_lost``, ``open_failed``,
-    ``rejected``, ``version``); ``bad_frames`` counts corrupt frames received.
+    ``rejected``, ``version``, ``internal``); ``bad_frames`` counts corrupt
+    frames received.
     Times are ``time.monotonic()`` seconds.
     """
 
@@ -241,16 +242,17 @@ class DisplayLink:
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            if not self._open():
-                self._stop.wait(self.timing.reopen_interval)
-                continue
-            try:
-                if not self._serve():
-                    self._stop.wait(self.timing.reopen_interval)
-            except _PortLost as exc:
-                self._fault("port_lost", f"port lost: {exc}")
-            finally:
-                self._close()
+            if self._open():
+                try:
+                    self._serve()
+                except _PortLost as exc:
+                    self._fault("port_lost", f"port lost: {exc}")
+                except Exception as exc:  # a bug here must not leave the display stale for good
+                    log.exception("display link %s: unexpected error", self.port)
+                    self._fault("internal", f"unexpected error: {exc!r}")
+                finally:
+                    self._close()
+            self._stop.wait(self.timing.reopen_interval)
 
     def _open(self) -> bool:
         try:
@@ -274,14 +276,15 @@ class DisplayLink:
                 log.debug("closing %s failed", self.port, exc_info=True)
             self._serial = None
 
-    def _serve(self) -> bool:
+    def _serve(self) -> None:
         """Handshake, then keep the display in step until something fails.
 
-        Returns False when the port should be reopened after a pause (no
-        answer, version mismatch), True when asked to stop.
+        Returns when asked to stop or when the port should be closed and
+        reopened (no answer, version mismatch); raises _PortLost when the
+        port itself failed.
         """
         if not self._handshake():
-            return False
+            return
         while not self._stop.is_set():
             with self._cond:
                 desired, payload, tag = self._desired, self._desired_payload, self._desired_tag
@@ -291,18 +294,17 @@ class DisplayLink:
             if needs_state:
                 reply = self._transact(messages.STATE, payload)
                 if reply is None:
-                    return False
+                    return
                 self._check_state_reply(desired, payload, reply)
                 continue
             due = self._last_exchange + self.timing.heartbeat_interval
             if self._clock() >= due:
                 if self._transact(messages.PING, b"") is None:
-                    return False
+                    return
                 continue
             with self._cond:
                 if self._desired is desired and not self._stop.is_set():
                     self._cond.wait(max(0.0, due - self._clock()))
-        return True
 
     def _handshake(self) -> bool:
         reply = self._transact(messages.HELLO, bytes([messages.PROTOCOL_VERSION]))

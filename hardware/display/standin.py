@@ -121,6 +121,8 @@ class StandIn:
         with self._lock:
             if self._master is not None:
                 return
+            if os.path.lexists(self.port) and not os.path.islink(self.port):
+                raise FileExistsError(f"{self.port} exists and is not a symlink; not replacing it")
             master, slave = os.openpty()
             tty.setraw(slave)  # binary frames: no echo, no CR/LF translation
             os.set_blocking(master, False)
