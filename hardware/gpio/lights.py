@@ -71,7 +71,9 @@ class BetLockLights:
         *,
         pin_factory: Factory | None = None,
     ) -> None:
-        self._lock = threading.Lock()
+        # Re-entrant: the SIGTERM handler of safe_exit may run in the main thread while
+        # it is inside show(), and must still put the lamps out.
+        self._lock = threading.RLock()
         self._state = LightsState()
         lamps: dict[str, LED] = {}
         try:

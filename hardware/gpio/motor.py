@@ -67,8 +67,10 @@ class MotorStatus:
 class CageMotor:
     """The cage motor on BCM line ``pin``.
 
-    ``on_stop(status)`` is called after each stop, from the thread that stopped the
-    motor (the motor's timer thread when the time ran out); keep it short.
+    ``on_stop(status)`` is called after each stop by the timer or ``stop()``, from
+    the thread that stopped the motor (the timer's when the time ran out); keep it
+    short. It is not called for a shutdown stop, which may run inside a signal
+    handler where a listener taking a lock could deadlock.
     """
 
     def __init__(
@@ -85,7 +87,9 @@ class CageMotor:
         self.max_run_s = float(max_run_s)
         self._clock = clock
         self._on_stop = on_stop
-        self._lock = threading.Lock()
+        # Re-entrant: the SIGTERM handler of safe_exit may run in the main thread while
+        # it is inside spin() or stop(), and must still switch the motor off.
+        self._lock = threading.RLock()
         self._stopped = threading.Event()
         self._stopped.set()
         self._timer: threading.Timer | None = None
@@ -182,7 +186,7 @@ class CageMotor:
             )
             status = self._status
             self._stopped.set()
-        if self._on_stop is not None:
+        if self._on_stop is not None and reason is not StopReason.SHUTDOWN:
             try:
                 self._on_stop(status)
             except Exception:  # noqa: BLE001 - a faulty listener must not keep the table from running

@@ -96,3 +96,12 @@ def test_a_line_already_in_use_leaves_no_lamp_claimed(factory):
         BetLockLights(NO_MORE_BETS, INSIDE, OUTSIDE, pin_factory=factory)
     blocker.close()
     BetLockLights(NO_MORE_BETS, INSIDE, OUTSIDE, pin_factory=factory).close()
+
+
+def test_a_signal_arriving_inside_show_still_puts_the_lamps_out(lights, factory):
+    lights.show(LightsState(True, True, True))
+    with lights._lock:  # the main thread is inside show() when SIGTERM's handler runs
+        assert lights._lock.acquire(blocking=False), "the handler would deadlock here"
+        lights._lock.release()
+        safe_exit.switch_off_all()
+    assert lit(factory) == (False, False, False)

@@ -121,8 +121,10 @@ def test_on_stop_hears_every_stop_and_a_failing_listener_does_no_harm(factory, c
     assert stopped.wait(timeout=2.0)
     motor.spin(1)
     motor.stop()
-    motor.close()
+    motor.spin(1)
+    motor.close()  # a shutdown stop is not reported: it may run inside a signal handler
     assert heard == [StopReason.MAX_RUN, StopReason.STOPPED]
+    assert motor.status.stop_reason is StopReason.SHUTDOWN
 
 
 def test_bad_maximum_is_refused(factory):
@@ -163,3 +165,15 @@ def test_the_motor_stops_when_the_program_crashes_or_is_terminated(how, code):
     )
     assert done.returncode == code, done.stderr
     assert "STATES [False, True, False] shutdown" in done.stdout, done.stdout + done.stderr
+
+
+def test_a_signal_arriving_inside_a_motor_call_still_stops_it(factory, clock):
+    motor = CageMotor(PIN, max_run_s=30.0, pin_factory=factory, clock=clock)
+    motor.spin(20)
+    with motor._lock:  # the main thread is inside spin()/stop() when SIGTERM's handler runs
+        assert motor._lock.acquire(blocking=False), "the handler would deadlock here"
+        motor._lock.release()
+        safe_exit.switch_off_all()
+    assert motor.status.stop_reason is StopReason.SHUTDOWN
+    assert not factory.pin(PIN).state
+    motor.close()
