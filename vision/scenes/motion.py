@@ -23,7 +23,7 @@ from vision.scenes.table import Table
 
 
 def _ease_out(t: np.ndarray) -> np.ndarray:
-    return 1.0 - (1.0 - t) ** 3
+    return 1.0 - (1.0 - t) ** 2  # constant deceleration, as friction gives
 
 
 def _yaw_of(rot: np.ndarray) -> float:

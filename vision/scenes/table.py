@@ -63,7 +63,7 @@ def _rail(img: np.ndarray, rng: np.random.Generator, rail_y: int) -> None:
     pad = int(rail_y * rng.uniform(0.25, 0.4))
     img[:pad] = np.array([30, 45, 70], np.float32) + _texture(rng, pad, w, 12, 5.0)[:, :, None]
     img[pad - 2 : pad] *= 0.5
-    step = int(rng.uniform(18, 26))
+    step = max(6, int(rng.uniform(18, 26) * w / 640))
     rubber = np.array([rng.uniform(35, 60)] * 3, np.float32)
     img[pad:rail_y] = rubber
     for top in range(pad, rail_y, step):
@@ -111,7 +111,7 @@ def rail_table(rng: np.random.Generator, size: tuple[int, int] = (640, 480), die
     light = np.array([rng.uniform(-0.4, 0.4), rng.uniform(-0.5, 0.1), 1.0])
     return Table(
         setting="rail", size=size, background=img, gain=gain, landing=landing,
-        die_size=die_size or float(rng.uniform(38, 56)), light=light / np.linalg.norm(light), rail_y=rail_y,
+        die_size=die_size or float(rng.uniform(38, 56)) * w / 640, light=light / np.linalg.norm(light), rail_y=rail_y,
     )
 
 
@@ -162,7 +162,7 @@ def cage_table(rng: np.random.Generator, size: tuple[int, int] = (640, 480), die
     light = np.array([rng.uniform(-0.3, 0.3), rng.uniform(-0.3, 0.3), 1.0])
     table = Table(
         setting="cage", size=size, background=img, gain=gain, landing=landing,
-        die_size=die_size or float(rng.uniform(32, 46)), light=light / np.linalg.norm(light),
+        die_size=die_size or float(rng.uniform(32, 46)) * w / 640, light=light / np.linalg.norm(light),
         dish=(centre, axes),
     )
     table.wires = cage_wires(table, float(rng.uniform(0, 1)))

@@ -1,0 +1,90 @@
+"""``dicetable record``: save a camera's frames to a folder, to replay and score them on a laptop.
+
+The folder (images + ``frames.csv`` with timestamps) is what
+``folder:PATH`` sources replay, with the original timing, so a session
+filmed at the table can be run again through settle detection and the reader.
+"""
+from __future__ import annotations
+
+import argparse
+
+NAME = "record"
+HELP = "Save frames from a camera or any source to a folder with timestamps (replay with --source folder:DIR)"
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--source", default="picamera2", help="camera source: picamera2, usb:0, video:FILE, folder:DIR, generated[:seed=N,game=G] (default: picamera2)")
+    parser.add_argument("--out", required=True, help="folder to write (must be empty or new)")
+    parser.add_argument("--frames", type=int, default=None, help="stop after this many frames saved")
+    parser.add_argument("--seconds", type=float, default=None, help="stop after this many seconds")
+    parser.add_argument("--every", type=int, default=1, help="keep one frame in N (default 1: all)")
+    parser.add_argument("--format", choices=("png", "jpg"), default="png", help="image format (png is lossless)")
+    parser.add_argument("--throws", type=int, default=0, help="generated source only: throw random dice this many times")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random throws (--throws)")
+
+
+def run(args: argparse.Namespace) -> int:
+    import logging
+    import sys
+    import time
+    from pathlib import Path
+
+    import numpy as np
+
+    from vision.sources import BrokenFrame, EndOfStream, GeneratedSource, SourceUnavailable, open_source
+    from vision.sources.generated import GAME_DICE
+    from vision.sources.recording import Recorder
+
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    out = Path(args.out)
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        print(f"dicetable record: {out} exists and is not an empty folder; choose a new one", file=sys.stderr)
+        return 2
+    if args.every < 1:
+        print("dicetable record: --every must be at least 1", file=sys.stderr)
+        return 2
+    if args.frames is None and args.seconds is None and not args.throws:
+        print("recording until Ctrl-C (or the end of the source)", file=sys.stderr)
+    try:
+        source = open_source(args.source)
+    except (ValueError, SourceUnavailable) as exc:
+        print(f"dicetable record: {exc}", file=sys.stderr)
+        return 2
+    throws_left = args.throws if isinstance(source, GeneratedSource) else 0
+    if args.throws and not isinstance(source, GeneratedSource):
+        print("dicetable record: --throws applies to the generated source only; ignored", file=sys.stderr)
+    rng = np.random.default_rng(args.seed)
+    broken = unavailable = seen = 0
+    start = time.monotonic()
+    with source, Recorder(out, args.format) as recorder:
+        try:
+            while True:
+                if args.frames is not None and recorder.count >= args.frames:
+                    break
+                if args.seconds is not None and time.monotonic() - start >= args.seconds:
+                    break
+                if isinstance(source, GeneratedSource) and source.pending == 0:
+                    if not throws_left:
+                        if args.throws:
+                            break  # every throw asked for has been filmed
+                    else:
+                        source.throw(rng.integers(1, 7, GAME_DICE[source.game]).tolist())
+                        throws_left -= 1
+                try:
+                    frame = source.read()
+                except BrokenFrame as exc:
+                    broken += 1
+                    logging.getLogger("record").warning("skipped: %s", exc)
+                    continue
+                except SourceUnavailable:
+                    unavailable += 1
+                    continue
+                except EndOfStream:
+                    break
+                if seen % args.every == 0:
+                    recorder.write(frame)
+                seen += 1
+        except KeyboardInterrupt:
+            pass
+    print(f"saved {recorder.count} frames to {out} ({broken} broken skipped, {unavailable} moments without a camera)")
+    return 0

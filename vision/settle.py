@@ -1,0 +1,293 @@
+"""Settle detection: exactly one still frame per roll, as soon as it is safe.
+
+The camera films continuously; the reader must see one frame per roll, taken
+when every die has stopped. :class:`SettleDetector` is fed every frame and
+answers, for the few frames that matter, :class:`Settled` (here is the roll's
+still frame) or :class:`Unsettled` (something has been moving in the landing
+area for too long: the dealer should look).
+
+How it decides, on a small (1/``scale``) copy of each frame, inside the
+landing-area mask:
+
+- **Motion** is a change from the previous frame larger than
+  ``pixel_threshold`` in any colour channel (red dice on green felt have
+  nearly the grey level of the felt, so grey images would miss them) over
+  more than a fraction of a die's area.
+- **Still** means ``still_s`` of frames without motion, each also compared with
+  the first frame of the still period, so a die creeping a pixel per frame is
+  not taken for still. The frame handed out is the last of that period: no
+  frame of a die still rolling can be handed out.
+- **One per roll.** A roll is handed out only while the detector is *armed*;
+  handing it out disarms it. On the rail table it is armed again when the
+  landing area has been seen empty (the stickman took the dice back), so a die
+  bumped after landing, or a hand passing over the dice, can never make a
+  second roll. In the hazard cage the dice never leave: it is armed again
+  by the cage's spin (``spin_s`` of continuous motion). The controller may also
+  :meth:`~SettleDetector.arm` it (bets locked) and
+  :meth:`~SettleDetector.disarm` it.
+- **Empty or not** compares the still scene with a picture of the empty table
+  (from calibration, :meth:`~SettleDetector.set_empty`, or, failing both, the
+  first still scene after start, which must then be an empty table). It
+  follows slow lighting drift while the table is empty.
+- **A hand reaching in** and resting there changes far more of the table than
+  dice can: such a still scene is not a roll; the detector waits for the
+  hand to leave.
+
+Pure logic on numpy arrays: no clock (times are counted in frames at
+``fps``), no I/O, so it runs the same on recordings, generated sequences and
+the live camera.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Literal
+
+import cv2
+import numpy as np
+
+from vision.sources.base import Frame
+
+log = logging.getLogger("vision.settle")
+
+
+@dataclass(frozen=True)
+class SettleConfig:
+    """Thresholds; times in seconds at ``fps`` (see :meth:`frames`). Areas are in die areas.
+
+    ``still_s`` trades speed for safety: it is the delay this adds to every
+    roll (minus one frame) and the longest pause of a tumbling die it would
+    mistake for rest.
+    """
+
+    mode: Literal["rail", "cage"] = "rail"
+    fps: float = 30.0
+    still_s: float = 0.2
+    empty_s: float = 0.2
+    spin_s: float = 1.0
+    timeout_s: float = 10.0
+    scale: int = 4
+    pixel_threshold: int = 18
+    presence_threshold: int = 35
+    motion_area: float = 0.12
+    empty_area: float = 0.3
+    max_presence_area: float = 10.0
+    die_size_px: float | None = None  # None: a twelfth of the frame's width
+    adapt_rate: float = 0.05  # how fast the empty picture follows the lighting
+
+    def frames(self, seconds: float) -> int:
+        """``seconds`` as a whole number of frames (at least one)."""
+        return max(1, int(round(seconds * self.fps)))
+
+
+@dataclass(frozen=True)
+class Settled:
+    """The roll's still frame. ``rest_index``: the first frame of the still period."""
+
+    frame: Frame
+    roll: int
+    rest_index: int
+
+    @property
+    def delay_frames(self) -> int:
+        """Frames between the dice coming to rest and this frame being handed out."""
+        return self.frame.index - self.rest_index
+
+
+@dataclass(frozen=True)
+class Unsettled:
+    """Motion since ``since_index`` has not come to rest within ``timeout_s``."""
+
+    frame: Frame
+    roll: int
+    since_index: int
+    reason: str
+
+
+class SettleDetector:
+    """Feed every frame to :meth:`feed`; act on the :class:`Settled` / :class:`Unsettled` it returns."""
+
+    def __init__(self, config: SettleConfig | None = None, landing_mask: np.ndarray | None = None, empty: np.ndarray | None = None) -> None:
+        self.config = config or SettleConfig()
+        if self.config.mode not in ("rail", "cage"):
+            raise ValueError(f"settle mode must be 'rail' or 'cage', not {self.config.mode!r}")
+        self._mask_full = landing_mask
+        self._empty_full = empty
+        self.rolls = 0
+        self.armed = False
+        self._shape: tuple[int, int] | None = None
+        self._reset_stream()
+
+    # --- control from the table ------------------------------------------------
+
+    def arm(self) -> None:
+        """A roll is expected (bets locked): the next dice to come to rest after motion are handed out."""
+        if not self.armed:
+            log.debug("armed by the controller")
+        self.armed = True
+        self._motion_since_arm = False
+        self._timed_out = False
+        self._motion_start = None
+
+    def disarm(self) -> None:
+        """No roll expected: nothing is handed out until armed again."""
+        self.armed = False
+
+    def set_empty(self, image: np.ndarray) -> None:
+        """Use ``image`` (full size, BGR) as the picture of the empty landing area."""
+        self._empty_full = image
+        self._empty = None if self._shape is None else self._small(image).astype(np.float32)
+
+    @property
+    def state(self) -> str:
+        """One word for logs and the operator's screen."""
+        if self._moving:
+            return "moving"
+        return "armed" if self.armed else "waiting"
+
+    # --- the per-frame work ----------------------------------------------------
+
+    def feed(self, frame: Frame | np.ndarray) -> Settled | Unsettled | None:
+        """Take the next frame of the stream; return an event when one happens on it."""
+        if not isinstance(frame, Frame):
+            frame = Frame(frame, self._next_index / self.config.fps, self._next_index)
+        self._next_index = frame.index + 1
+        shape = frame.image.shape[:2]
+        if shape != self._shape:
+            if self._shape is not None:
+                log.warning("frame size changed from %s to %s: starting over", self._shape, shape)
+            self._start(shape)
+        small = self._small(frame.image)
+        prev, self._prev = self._prev, small
+        if prev is None:
+            return None
+        cfg = self.config
+        if self._count(small, prev, cfg.pixel_threshold) > self._motion_px:
+            return self._on_motion(frame)
+        self._moving = False
+        self._motion_run = 0
+        if self._anchor is None:
+            # The previous frame is the first with everything where it now lies.
+            self._anchor, self._anchor_index, self._still = prev, frame.index - 1, 2
+        elif self._count(small, self._anchor, cfg.pixel_threshold) > self._motion_px:
+            # Slow creep: no big step between frames, but not where it was.
+            self._anchor, self._anchor_index, self._still = small, frame.index, 1
+            return self._check_timeout(frame)
+        else:
+            self._still += 1
+        if self._still < self._still_frames:
+            return self._check_timeout(frame)
+        return self._on_still(frame, small)
+
+    def _on_motion(self, frame: Frame) -> Unsettled | None:
+        self._moving = True
+        self._anchor = None
+        self._still = 0
+        self._motion_run += 1
+        if self.armed and not self._motion_since_arm:
+            self._motion_since_arm = True
+            self._motion_start = frame.index
+        if self.config.mode == "cage" and self._motion_run == self._spin_frames:
+            log.debug("cage spin seen at frame %d: armed", frame.index)
+            self.armed = True
+            self._motion_since_arm = True
+            self._timed_out = False
+            self._motion_start = frame.index - self._motion_run + 1
+        return self._check_timeout(frame)
+
+    def _on_still(self, frame: Frame, small: np.ndarray) -> Settled | None:
+        cfg = self.config
+        if cfg.mode == "rail":
+            if self._empty is None:
+                self._empty = small.astype(np.float32)
+                log.info("no picture of the empty table: taking frame %d as empty", frame.index)
+            present = self._count(small, self._empty, cfg.presence_threshold)
+            if present <= self._empty_px:
+                cv2.accumulateWeighted(small.astype(np.float32), self._empty, cfg.adapt_rate)
+                if self._still >= self._empty_frames and not self.armed:
+                    log.debug("landing area empty at frame %d: armed", frame.index)
+                    self.arm()
+                return None
+            if present > self._max_presence_px:
+                return None  # a hand or an object resting in the landing area: wait for it to go
+        if not (self.armed and self._motion_since_arm):
+            return None
+        self.armed = False
+        self._motion_since_arm = False
+        self._motion_start = None
+        self.rolls += 1
+        log.debug("roll %d settled: frame %d, at rest since %d", self.rolls, frame.index, self._anchor_index)
+        return Settled(frame, self.rolls, self._anchor_index)
+
+    def _check_timeout(self, frame: Frame) -> Unsettled | None:
+        if not self.armed or self._motion_start is None or self._timed_out:
+            return None
+        if frame.index - self._motion_start < self._timeout_frames:
+            return None
+        self._timed_out = True
+        reason = f"no rest {self.config.timeout_s:g} s after the dice started moving"
+        log.warning("roll %d: %s", self.rolls + 1, reason)
+        return Unsettled(frame, self.rolls + 1, self._motion_start, reason)
+
+    # --- helpers ----------------------------------------------------------------
+
+    def _reset_stream(self) -> None:
+        self._prev: np.ndarray | None = None
+        self._anchor: np.ndarray | None = None
+        self._anchor_index = 0
+        self._still = 0
+        self._moving = False
+        self._motion_run = 0
+        self._motion_since_arm = False
+        self._motion_start: int | None = None
+        self._timed_out = False
+        self._next_index = 0
+        self._empty: np.ndarray | None = None
+
+    def _start(self, shape: tuple[int, int]) -> None:
+        cfg = self.config
+        self._shape = shape
+        self._reset_stream()
+        h, w = shape
+        self._small_size = (max(1, w // cfg.scale), max(1, h // cfg.scale))
+        if self._mask_full is not None and self._mask_full.shape[:2] == shape:
+            mask = cv2.resize(self._mask_full, self._small_size, interpolation=cv2.INTER_AREA) > 127
+        else:
+            if self._mask_full is not None:
+                log.warning("landing mask %s does not fit frames %s: watching the whole frame", self._mask_full.shape[:2], shape)
+            mask = np.ones(self._small_size[::-1], bool)
+        self._mask = mask
+        die = (cfg.die_size_px or w / 12.0) / cfg.scale
+        area = die * die
+        self._motion_px = max(2, int(cfg.motion_area * area))
+        self._empty_px = max(3, int(cfg.empty_area * area))
+        self._max_presence_px = int(cfg.max_presence_area * area)
+        self._still_frames = max(2, cfg.frames(cfg.still_s))
+        self._empty_frames = max(self._still_frames, cfg.frames(cfg.empty_s))
+        self._spin_frames = cfg.frames(cfg.spin_s)
+        self._timeout_frames = cfg.frames(cfg.timeout_s)
+        if self._empty_full is not None and self._empty_full.shape[:2] == shape:
+            self._empty = self._small(self._empty_full).astype(np.float32)
+
+    def _small(self, image: np.ndarray) -> np.ndarray:
+        return cv2.resize(image, self._small_size, interpolation=cv2.INTER_AREA)
+
+    def _count(self, a: np.ndarray, b: np.ndarray, threshold: int) -> int:
+        """Pixels of the landing area where ``a`` and ``b`` differ by more than ``threshold`` in some channel."""
+        if b.dtype != a.dtype:
+            b = b.astype(a.dtype)
+        diff = cv2.absdiff(a, b)
+        if diff.ndim == 3:
+            diff = diff.max(axis=2)
+        return int(np.count_nonzero((diff > threshold) & self._mask))
+
+
+def settle_stream(frames, detector: SettleDetector):
+    """Yield every event of ``detector`` over an iterable of frames (for tools and benches)."""
+    for frame in frames:
+        event = detector.feed(frame)
+        if event is not None:
+            yield event
+
+
+__all__ = ["SettleConfig", "SettleDetector", "Settled", "Unsettled", "settle_stream"]
