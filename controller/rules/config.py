@@ -7,7 +7,7 @@ docs/rules.md; an operator changes them in the table's TOML through
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from typing import Any, Mapping
 
 from controller.rules.kinds import BET_NAMES, POINTS

@@ -14,7 +14,7 @@ from controller.rules.kinds import POINTS
 from controller.rules.dice import is_pair, total
 from controller.rules.events import Bet, Event, NextShooter, Remove, Roll
 from controller.rules.layout import Layout, Wager, check_stake, find, merged, put
-from controller.rules.money import EVEN_MONEY, Payout, for_one, to_one
+from controller.rules.money import EVEN_MONEY, for_one, to_one
 from controller.rules.records import BetRejected, Effect, Returned, Settlement
 
 GAME = "craps"

@@ -35,9 +35,6 @@ class Payout:
         """Cents handed back on a win: the stake plus the win rounded down to ``unit``."""
         return stake + (stake * self.win // (self.per * unit)) * unit
 
-    def __str__(self) -> str:
-        return f"{self.win}-{self.per}"
-
 
 def to_one(numerator: int, denominator: int = 1) -> Payout:
     """A payout quoted "numerator to denominator": the win, the stake comes back on top."""
