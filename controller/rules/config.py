@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any, Mapping
 
-from controller.rules.kinds import BET_NAMES, POINTS
+from controller.rules.kinds import BET_KINDS, BET_NAMES, POINTS
 
 DEFAULT_SEATS = ("A", "B", "C", "D", "E", "F", "G", "H")
 
@@ -176,7 +176,7 @@ def _cents(value: Any, key: str) -> int:
     return value
 
 
-def _numbered(value: Any, key: str, allowed: tuple[int, ...] | None) -> dict[int, int]:
+def _numbered(value: Any, key: str, allowed: tuple[int, ...]) -> dict[int, int]:
     if not isinstance(value, Mapping):
         raise ConfigError(key, "expected a table of number = cents")
     out = {}
@@ -185,7 +185,7 @@ def _numbered(value: Any, key: str, allowed: tuple[int, ...] | None) -> dict[int
             number = int(raw)
         except (TypeError, ValueError):
             raise ConfigError(f"{key}.{raw}", "expected a number as the key") from None
-        if allowed is not None and number not in allowed:
+        if number not in allowed:
             raise ConfigError(f"{key}.{raw}", f"not one of {', '.join(map(str, allowed))}")
         out[number] = _cents(cents, f"{key}.{raw}")
     return out
@@ -204,7 +204,11 @@ def _limits(value: Any, base: TableConfig) -> tuple[int, tuple[tuple[str, int | 
         elif bet not in BET_NAMES:
             raise ConfigError(f"limits.{bet}", f"no such bet (bets: {', '.join(sorted(BET_NAMES))})")
         elif isinstance(cents, Mapping):
-            for number, c in _numbered(cents, f"limits.{bet}", None).items():
+            numbers = tuple(sorted({n for kinds in BET_KINDS.values() for k in kinds if k.name == bet
+                                    for n in k.numbers if n is not None}))
+            if not numbers:
+                raise ConfigError(f"limits.{bet}", "this bet takes no number: give one amount")
+            for number, c in _numbered(cents, f"limits.{bet}", numbers).items():
                 merged[(str(bet), number)] = c
         else:
             merged[(str(bet), None)] = _cents(cents, f"limits.{bet}")

@@ -50,6 +50,8 @@ def test_round_trip_through_toml_text():
     ({"limits": {"default": -1}}, "limits.default"),
     ({"limits": {"place": {"seven": 500}}}, "limits.place.seven"),
     ({"limits": {"odds": 500}}, "limits.odds"),
+    ({"limits": {"place": {"7": 500}}}, "limits.place.7"),
+    ({"limits": {"field": {"2": 500}}}, "limits.field"),
     ({"odds": {"take": {"7": 500}}}, "odds.take.7"),
     ({"odds": {"laying": {}}}, "odds.laying"),
 ])

@@ -54,3 +54,22 @@ def test_replay_of_stdin(monkeypatch, capsys):
 def test_replay_of_a_missing_file(tmp_path, capsys):
     assert main(["replay", "--game", "bang", str(tmp_path / "nope.jsonl")]) == 2
     assert "cannot read" in capsys.readouterr().err
+
+
+def test_replay_with_the_tables_configuration(tmp_path, capsys):
+    config = tmp_path / "table.toml"
+    config.write_text("[rules]\nfield_2_12_pays_2_to_1 = true\n[rules.limits]\ndefault = 1000\n", encoding="utf-8")
+    events = tmp_path / "events.jsonl"
+    events.write_text('{"event": "bet", "seat": "A", "bet": "field", "amount": 1000}\n'
+                      '{"event": "roll", "dice": [6, 6]}\n', encoding="utf-8")
+    assert main(["replay", "--game", "craps", "--config", str(config), str(events)]) == 0
+    assert json.loads(capsys.readouterr().out)["paid"] == 3000  # 2 to 1 on the 12
+    assert main(["replay", "--game", "craps", str(events)]) == 0  # defaults: $10 is over the limit
+    assert json.loads(capsys.readouterr().out)["rule"] == "§4620.3(e)(6)"
+
+
+def test_replay_with_a_bad_configuration(tmp_path, capsys):
+    config = tmp_path / "table.toml"
+    config.write_text("[rules.limits]\nplace = { 7 = 500 }\n", encoding="utf-8")
+    assert main(["replay", "--game", "craps", "--config", str(config), "-"]) == 2
+    assert "rules.limits.place.7" in capsys.readouterr().err

@@ -9,7 +9,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import IO, Iterator
+from typing import IO, TYPE_CHECKING, Iterator
+
+if TYPE_CHECKING:
+    from controller.rules import TableConfig
 
 NAME = "replay"
 HELP = "Replay game events (JSON lines) through the rules engine and print the settlements."
@@ -18,13 +21,16 @@ HELP = "Replay game events (JSON lines) through the rules engine and print the s
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--game", required=True, choices=("craps", "hazard", "bang"))
     parser.add_argument("file", metavar="FILE", help="JSON-lines events, or - for standard input")
+    parser.add_argument("--config", metavar="TOML",
+                        help="the table's configuration file: replay with its [rules] limits and options "
+                             "(default: the regulation's values)")
 
 
-def replay_lines(game: str, lines: IO[str]) -> Iterator[dict]:
-    """Apply each line's event in turn; yield the output objects in order."""
+def replay_lines(game: str, lines: IO[str], config: "TableConfig | None" = None) -> Iterator[dict]:
+    """Apply each line's event in turn from a fresh table; yield the output objects in order."""
     from controller.rules import BetRejected, MalformedEvent, apply, new_game, parse_event
 
-    state = new_game(game)
+    state = new_game(game, config)
     for raw in lines:
         line = raw.strip()
         if not line:
@@ -46,6 +52,15 @@ def replay_lines(game: str, lines: IO[str]) -> Iterator[dict]:
 
 
 def run(args: argparse.Namespace) -> int:
+    rules = None
+    if args.config:
+        from controller.config import ConfigError, load
+
+        try:
+            rules = load(args.config).rules
+        except ConfigError as exc:
+            print(f"dicetable replay: {exc}", file=sys.stderr)
+            return 2
     if args.file == "-":
         source = sys.stdin
     else:
@@ -55,6 +70,6 @@ def run(args: argparse.Namespace) -> int:
             print(f"dicetable replay: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
             return 2
     with source:
-        for out in replay_lines(args.game, source):
+        for out in replay_lines(args.game, source, rules):
             sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
     return 0
