@@ -166,18 +166,25 @@ class CageMotor:
             device.close()
 
     def _time_up(self, spin_number: int) -> None:
-        with self._lock:
-            current = self._status.spins == spin_number and self._status.running
-            cut_short = self._status.granted_s != self._status.requested_s
-        if current:
-            self._halt(StopReason.MAX_RUN if cut_short else StopReason.FINISHED, spin_number)
+        self._halt(None, spin_number)
 
-    def _halt(self, reason: StopReason, spin_number: int | None = None) -> None:
+    def _halt(self, reason: StopReason | None, spin_number: int | None = None) -> None:
+        """Switch the motor off and, if a spin was running, record why it stopped.
+
+        ``reason`` None means the timer of spin ``spin_number`` ran out; such a
+        timer that comes late, after its spin was stopped and another started,
+        must not touch the new spin, so it is checked first.
+        """
         with self._lock:
+            if spin_number is not None and spin_number != self._status.spins:
+                return
             if self._device is not None:
                 self._device.off()  # always, even if we believe it is already off
-            if not self._status.running or (spin_number not in (None, self._status.spins)):
+            if not self._status.running:
                 return
+            if reason is None:
+                cut_short = self._status.granted_s != self._status.requested_s
+                reason = StopReason.MAX_RUN if cut_short else StopReason.FINISHED
             if self._timer is not None:
                 self._timer.cancel()
                 self._timer = None

@@ -177,3 +177,17 @@ def test_a_signal_arriving_inside_a_motor_call_still_stops_it(factory, clock):
     assert motor.status.stop_reason is StopReason.SHUTDOWN
     assert not factory.pin(PIN).state
     motor.close()
+
+
+def test_a_late_timer_of_an_earlier_spin_does_not_stop_the_next_one(factory, clock):
+    motor = CageMotor(PIN, max_run_s=30.0, pin_factory=factory, clock=clock)
+    motor.spin(20)
+    motor.stop()
+    motor.spin(20)
+    motor._time_up(1)  # spin 1's timer firing just as it was cancelled
+    assert motor.status.running and motor.status.spins == 2
+    assert factory.pin(PIN).state
+    motor._time_up(2)
+    assert motor.status.stop_reason is StopReason.FINISHED
+    assert not factory.pin(PIN).state
+    motor.close()
