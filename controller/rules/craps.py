@@ -91,6 +91,13 @@ def _odds_base(state: CrapsState, seat: str, number: int | None, on: str | None,
 
 
 def _bet(state: CrapsState, event: Bet) -> CrapsState:
+    """A bet on the layout, when the rules allow it then.
+
+    Line bets on the come-out only (§4620.3(e)(1)-(2)); come and don't come once a
+    point is established (§4620.3(e)(5)(i)-(ii)); no place bet on the point
+    (§4620.3(e)(4)); odds behind a flat bet standing on its point, up to the
+    table of §4620.3(e)(3) / (e)(5)(iii)-(iv) in proportion to the flat bet.
+    """
     config = state.config
     kind = bet_kind(GAME, config, event.seat, event.bet, event.number)
     if event.on is not None and event.bet != "odds":
@@ -115,6 +122,13 @@ def _bet(state: CrapsState, event: Bet) -> CrapsState:
 
 
 def _remove(state: CrapsState, event: Remove) -> tuple[CrapsState, tuple[Effect, ...]]:
+    """A bet taken down, when the rules allow it.
+
+    Never a come or don't come bet moved to its point (§4620.3(e)(5)(i)-(ii)),
+    nor a line bet once the point is up (a contract bet; the don't pass held
+    like the don't come); odds and place bets always (§4620.3(e)(5)(iii)-(iv),
+    (e)(4)); any other bet before the roll that would decide it.
+    """
     config = state.config
     if event.bet in COME and event.number is not None:
         rule = "§4620.3(e)(5)(i)" if event.bet == "come" else "§4620.3(e)(5)(ii)"
