@@ -1,0 +1,126 @@
+"""``dicetable calibrate``: measure the table (landing area, die size, colours) at installation.
+
+From image files (``--empty`` and ``--dice``, files or folders) or from the
+camera (``--source``): the installer clears the landing area, presses Enter,
+lays the dice at rest, presses Enter. With the generated source it runs
+unattended (the dice are thrown and filmed at rest), which is how the demo
+and the tests calibrate. Writes ``calibration.toml`` (point the table
+configuration at it), the mask and empty-table PNGs, and
+``calibration_check.png`` for the installer to look at.
+"""
+from __future__ import annotations
+
+import argparse
+
+NAME = "calibrate"
+HELP = "Measure the landing area, die size and dice colours from frames of the empty table and of dice at rest"
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--empty", nargs="+", metavar="PATH", help="images (or folders of images) of the empty table")
+    parser.add_argument("--dice", nargs="+", metavar="PATH", help="images (or folders) with dice at rest in the landing area")
+    parser.add_argument("--source", help="take the frames from this camera source instead (picamera2, usb:0, generated...)")
+    parser.add_argument("--frames", type=int, default=5, help="frames to take of each (with --source; default 5)")
+    parser.add_argument("--expect", type=int, default=None, help="how many dice lie in each dice frame (a warning if another number is seen)")
+    parser.add_argument("--game", choices=("craps", "bang", "hazard"), default=None, help="with the generated source: which table to film")
+    parser.add_argument("--out", default="calibration", help="folder to write (default ./calibration)")
+
+
+def _images(paths: list[str]) -> list:
+    from pathlib import Path
+
+    from vision.sources.base import BrokenFrame
+    from vision.sources.folder import IMAGE_SUFFIXES, read_image
+
+    files: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            files += sorted(f for f in p.iterdir() if f.suffix.lower() in IMAGE_SUFFIXES)
+        elif p.exists():
+            files.append(p)
+        else:
+            raise FileNotFoundError(f"{p}: no such file or folder")
+    images = []
+    for f in files:
+        try:
+            images.append(read_image(f))
+        except BrokenFrame as exc:
+            print(f"skipped {exc}")
+    return images
+
+
+def _from_source(spec: str, frames: int, game: str | None) -> tuple[list, list, int | None]:
+    import numpy as np
+
+    from vision.scenes import SceneState
+    from vision.settle import SettleConfig, SettleDetector, Settled
+    from vision.sources import BrokenFrame, GeneratedSource, SourceUnavailable, open_source
+    from vision.sources.generated import GAME_DICE, GAME_SETTING
+
+    def grab(source, n: int) -> list:
+        out, misses = [], 0
+        while len(out) < n:
+            try:
+                out.append(source.read().image)
+            except (BrokenFrame, SourceUnavailable) as exc:
+                misses += 1
+                if misses > 50:
+                    raise SourceUnavailable(f"the camera gives no frames: {exc}") from exc
+        return out
+
+    source = open_source(spec, game=game) if game and spec.startswith("generated") else open_source(spec)
+    with source:
+        if isinstance(source, GeneratedSource):
+            empty: list = []
+            if GAME_SETTING[source.game] == "rail":
+                empty = grab(source, frames)
+            else:
+                # The installer opens the cage and takes the dice out; here: the dish drawn without them.
+                empty = [source.renderer.render(SceneState())[0] for _ in range(frames)]
+            rng = np.random.default_rng(source.seed)
+            source.throw(rng.integers(1, 7, GAME_DICE[source.game]).tolist())
+            detector = SettleDetector(SettleConfig(mode=GAME_SETTING[source.game], fps=source.fps), empty=empty[0])
+            detector.arm()
+            while True:
+                event = detector.feed(source.read())
+                if isinstance(event, Settled):
+                    break
+            return empty, grab(source, frames), GAME_DICE[source.game]
+        input("Clear the landing area (no dice, no hands), then press Enter... ")
+        empty = grab(source, frames)
+        input("Lay the dice at rest in the landing area, apart from each other, then press Enter... ")
+        return empty, grab(source, frames), None
+
+
+def run(args: argparse.Namespace) -> int:
+    import sys
+
+    from vision.calibrate import CalibrationError, calibrate, save_calibration
+    from vision.sources import SourceUnavailable
+
+    expect = args.expect
+    try:
+        if args.source:
+            empty, dice, seen = _from_source(args.source, args.frames, args.game)
+            expect = expect or seen
+        elif args.empty and args.dice:
+            empty, dice = _images(args.empty), _images(args.dice)
+        else:
+            print("dicetable calibrate: give --empty and --dice images, or --source", file=sys.stderr)
+            return 2
+        result = calibrate(empty, dice, expect=expect)
+        path = save_calibration(result, args.out)
+    except (CalibrationError, SourceUnavailable, FileNotFoundError, ValueError, OSError) as exc:
+        print(f"dicetable calibrate: {exc}", file=sys.stderr)
+        return 2
+    except (EOFError, KeyboardInterrupt):
+        print("dicetable calibrate: stopped before the frames were taken; nothing written", file=sys.stderr)
+        return 1
+    cal = result.calibration
+    print(f"wrote {path}")
+    print(f"  landing area {100 * (cal.landing_mask > 0).mean():.0f}% of the frame, die size {cal.die_size_px} px")
+    print(f"  dice HSV {cal.dice_hsv}, felt HSV {cal.felt_hsv}")
+    print(f"  check {path.parent / 'calibration_check.png'} before using it")
+    for warning in result.warnings:
+        print(f"  warning: {warning}")
+    return 0

@@ -1,0 +1,365 @@
+"""Per-table calibration: the landing area, the size of a die, the colours of dice and felt.
+
+Measured once at installation (``dicetable calibrate``) from a few frames
+of the empty table and a few of dice lying at rest, so the reader and the
+settle detector know what this table looks like to this camera:
+
+- **landing area**: the felt. Its colour is taken from the middle of the
+  empty picture (the camera is aimed at the landing area), the pixels of that
+  colour are gathered into one region, thin interruptions (the cage's wires,
+  printed layout lines) are closed and holes filled, and a small margin is
+  taken off the edge.
+- **die size**: the dice are what differs from the empty picture, except
+  shadows (the felt's own colour, darker); the side of each lone die's
+  rotated box is measured, the median kept.
+- **dice colours**: the median colour of each die's body (pips are a small
+  minority of the face), hue averaged on the circle so red dice, whose hue
+  wraps around 0, come out right; dice of different colours give several.
+
+The result is a :class:`vision.model.Calibration`, saved as a TOML table
+with the mask and the empty picture as PNG files beside it, and a check image
+for the installer.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import cv2
+import numpy as np
+
+from vision.model import Calibration
+
+CALIBRATION_FILE = "calibration.toml"
+MASK_FILE = "landing_mask.png"
+EMPTY_FILE = "empty.png"
+CHECK_FILE = "calibration_check.png"
+
+
+class CalibrationError(ValueError):
+    """The frames given cannot calibrate a table; the message says what to do."""
+
+
+@dataclass
+class DieBlob:
+    """One die found in a calibration frame: its rotated box, side and body colour."""
+
+    box: tuple[int, int, int, int]
+    rect: tuple[tuple[float, float], tuple[float, float], float]  # cv2.minAreaRect
+    side: float
+    hsv: tuple[int, int, int]
+    alone: bool  # square enough to be a single die (not two touching)
+
+
+@dataclass
+class CalibrationResult:
+    """The calibration with what it was measured from, for the check image and the report."""
+
+    calibration: Calibration
+    empty: np.ndarray
+    dice: list[list[DieBlob]] = field(default_factory=list)  # per dice frame
+    dice_frames: list[np.ndarray] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+# --- colour helpers -----------------------------------------------------------
+
+
+def hue_distance(a: np.ndarray | int, b: np.ndarray | int) -> np.ndarray:
+    """Distance between OpenCV hues (0..179) on the colour circle."""
+    d = np.abs(np.asarray(a, np.int16) - np.asarray(b, np.int16))
+    return np.minimum(d, 180 - d)
+
+
+def mean_hsv(hsv_pixels: np.ndarray) -> tuple[int, int, int]:
+    """Typical colour of ``(n, 3)`` HSV pixels: circular mean hue, median saturation and value."""
+    ang = hsv_pixels[:, 0].astype(np.float64) * (2 * np.pi / 180.0)
+    hue = int(round(np.degrees(np.arctan2(np.sin(ang).mean(), np.cos(ang).mean())) / 2.0)) % 180
+    return hue, int(np.median(hsv_pixels[:, 1])), int(np.median(hsv_pixels[:, 2]))
+
+
+def _median_frame(frames: Sequence[np.ndarray]) -> np.ndarray:
+    if len(frames) == 1:
+        return frames[0].copy()
+    return np.median(np.stack(frames), axis=0).astype(np.uint8)
+
+
+def _check_frames(frames: Sequence[np.ndarray], what: str) -> list[np.ndarray]:
+    out = []
+    for i, f in enumerate(frames):
+        if not isinstance(f, np.ndarray) or f.ndim != 3 or f.shape[2] != 3 or f.dtype != np.uint8:
+            raise CalibrationError(f"{what} frame {i + 1} is not a BGR image")
+        out.append(f)
+    if not out:
+        raise CalibrationError(f"no {what} frames: give at least one")
+    if any(f.shape != out[0].shape for f in out):
+        raise CalibrationError(f"{what} frames differ in size; all must come from the same camera setting")
+    return out
+
+
+# --- the landing area -----------------------------------------------------------
+
+
+def landing_mask(empty: np.ndarray, margin_px: int | None = None) -> tuple[np.ndarray, tuple[int, int, int]]:
+    """The felt region of an empty-table picture (uint8, 255 inside) and the felt's HSV colour."""
+    h, w = empty.shape[:2]
+    hsv = cv2.cvtColor(cv2.GaussianBlur(empty, (5, 5), 0), cv2.COLOR_BGR2HSV)
+    centre = hsv[h // 3 : 2 * h // 3, w // 3 : 2 * w // 3].reshape(-1, 3)
+    felt = mean_hsv(centre)
+    if felt[1] < 25:
+        # Grey or white cloth: hue means nothing, match on brightness only.
+        like = np.abs(hsv[:, :, 2].astype(np.int16) - felt[2]) < max(30, felt[2] * 0.35)
+        like &= hsv[:, :, 1] < 60
+    else:
+        like = hue_distance(hsv[:, :, 0], felt[0]) <= 14
+        like &= hsv[:, :, 1] >= felt[1] * 0.45
+        like &= (hsv[:, :, 2] >= felt[2] * 0.35) & (hsv[:, :, 2] <= min(255, felt[2] * 2.2 + 10))
+    m = like.astype(np.uint8) * 255
+    k = max(3, (min(h, w) // 40) | 1)
+    m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    m = cv2.morphologyEx(m, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=8)
+    if n <= 1:
+        raise CalibrationError("no felt-coloured region in the empty frames: is the camera aimed at the landing area, and is it lit?")
+    biggest = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    region = (labels == biggest).astype(np.uint8) * 255
+    contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    filled = np.zeros_like(region)
+    cv2.drawContours(filled, contours, -1, 255, -1)
+    margin = margin_px if margin_px is not None else max(2, min(h, w) // 80)
+    if margin > 0:
+        filled = cv2.erode(filled, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * margin + 1, 2 * margin + 1)))
+    if np.count_nonzero(filled) < 0.05 * h * w:
+        raise CalibrationError("the felt region found is under 5% of the frame: aim the camera at the landing area, or light it evenly")
+    return filled, felt
+
+
+# --- the dice -------------------------------------------------------------------
+
+
+def find_dice(frame: np.ndarray, empty: np.ndarray, mask: np.ndarray, felt_hsv: tuple[int, int, int], threshold: int = 40) -> list[DieBlob]:
+    """Dice in ``frame``: what differs from ``empty`` inside the landing area, shadows excepted."""
+    h, w = frame.shape[:2]
+    diff = cv2.absdiff(cv2.GaussianBlur(frame, (3, 3), 0), cv2.GaussianBlur(empty, (3, 3), 0)).max(axis=2)
+    hsv = cv2.cvtColor(frame, cv2.COLOR_BGR2HSV)
+    ehsv = cv2.cvtColor(empty, cv2.COLOR_BGR2HSV)
+    # A shadow is the felt's own colour, darker: not part of a die.
+    shadow = (hue_distance(hsv[:, :, 0], ehsv[:, :, 0]) <= 12) & (hsv[:, :, 2] < ehsv[:, :, 2]) & (hsv[:, :, 1] > 40)
+    grown = cv2.dilate(mask, np.ones((9, 9), np.uint8))  # a die on the edge of the area still counts
+    fg = ((diff > threshold) & ~shadow & (grown > 0)).astype(np.uint8) * 255
+    # Thin lines are not dice: a cage's wires stop elsewhere after each spin. Open them
+    # away first, then close gaps as wide as a wire (a wire in front of a die splits it).
+    k = max(5, (min(h, w) // 55) | 1)
+    thin = max(3, (min(h, w) // 60) | 1)
+    fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (thin, thin)))
+    fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    contours, _ = cv2.findContours(fg, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    min_area = max(30.0, h * w * 0.0004)
+    blobs = []
+    for c in contours:
+        area = cv2.contourArea(c)
+        if area < min_area:
+            continue
+        rect = cv2.minAreaRect(c)
+        (rw, rh) = rect[1]
+        if min(rw, rh) < 4:
+            continue
+        aspect = max(rw, rh) / min(rw, rh)
+        fill = area / (rw * rh)
+        region = np.zeros((h, w), np.uint8)
+        cv2.drawContours(region, [c], -1, 255, -1)
+        region = cv2.erode(region, np.ones((3, 3), np.uint8))
+        pixels = hsv[region > 0]
+        if len(pixels) == 0:
+            continue
+        x, y, bw, bh = cv2.boundingRect(c)
+        blobs.append(DieBlob(
+            box=(int(x), int(y), int(bw), int(bh)), rect=rect, side=float(np.sqrt(rw * rh)),
+            hsv=mean_hsv(pixels), alone=bool(aspect < 1.3 and fill > 0.7),
+        ))
+    return blobs
+
+
+def _merge_colours(colours: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
+    """Group similar die colours (dice of one set) and average each group."""
+    groups: list[list[tuple[int, int, int]]] = []
+    for c in colours:
+        for g in groups:
+            ref = g[0]
+            if hue_distance(c[0], ref[0]) <= 15 and abs(c[1] - ref[1]) <= 60 and abs(c[2] - ref[2]) <= 60:
+                g.append(c)
+                break
+        else:
+            groups.append([c])
+    return [mean_hsv(np.array(g)) for g in sorted(groups, key=len, reverse=True)]
+
+
+def calibrate(
+    empty_frames: Sequence[np.ndarray],
+    dice_frames: Sequence[np.ndarray],
+    expect: int | None = None,
+) -> CalibrationResult:
+    """Measure a table from frames of it empty and frames with dice at rest.
+
+    ``expect``: how many dice lie in each dice frame (a warning when a frame
+    shows another number). Raises :class:`CalibrationError` when the frames
+    cannot calibrate (no felt, sizes differ, no dice anywhere).
+    """
+    empties = _check_frames(empty_frames, "empty-table")
+    dices = _check_frames(dice_frames, "dice")
+    if dices[0].shape != empties[0].shape:
+        raise CalibrationError("the dice frames and the empty-table frames differ in size")
+    warnings: list[str] = []
+    empty = _median_frame(empties)
+    if len(empties) > 1:
+        spread = max(float(cv2.absdiff(f, empty).max(axis=2).mean()) for f in empties)
+        if spread > 12:
+            warnings.append("the empty-table frames differ (something moved, or the light changed): use frames of a still, empty table")
+    mask, felt = landing_mask(empty)
+    per_frame = [find_dice(f, empty, mask, felt) for f in dices]
+    if not any(per_frame):
+        raise CalibrationError("no dice found in the dice frames: place dice at rest in the landing area, then capture")
+    for i, blobs in enumerate(per_frame):
+        if expect is not None and len(blobs) != expect:
+            warnings.append(f"dice frame {i + 1}: found {len(blobs)} dice, expected {expect}")
+    lone = [b for blobs in per_frame for b in blobs if b.alone]
+    size = None
+    if lone:
+        sides = np.array([b.side for b in lone])
+        med = float(np.median(sides))
+        size = float(np.median(sides[np.abs(sides - med) < 0.25 * med]))
+    else:
+        warnings.append("no die lay alone (all touching or odd shapes): die size unknown; spread the dice apart and calibrate again")
+    colours = _merge_colours([b.hsv for b in (lone or [b for blobs in per_frame for b in blobs])])
+    cal = Calibration(landing_mask=mask, die_size_px=round(size, 1) if size else None, dice_hsv=colours, felt_hsv=felt)
+    return CalibrationResult(cal, empty, per_frame, list(dices), warnings)
+
+
+# --- the installer's check image -------------------------------------------------
+
+
+def check_image(result: CalibrationResult) -> np.ndarray:
+    """The first dice frame with the landing area outlined, outside darkened, each die boxed, the figures written."""
+    base = (result.dice_frames[0] if result.dice_frames else result.empty).copy()
+    cal = result.calibration
+    mask = cal.landing_mask if cal.landing_mask is not None else np.full(base.shape[:2], 255, np.uint8)
+    out = base.copy()
+    out[mask == 0] = (out[mask == 0] * 0.35).astype(np.uint8)
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    cv2.drawContours(out, contours, -1, (0, 255, 255), 2, cv2.LINE_AA)
+    for blob in result.dice[0] if result.dice else []:
+        pts = cv2.boxPoints(blob.rect).round().astype(np.int32)
+        cv2.polylines(out, [pts], True, (255, 0, 255) if blob.alone else (0, 0, 255), 2, cv2.LINE_AA)
+        x, y, _, _ = blob.box
+        cv2.putText(out, f"{blob.side:.0f}px", (x, max(12, y - 4)), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (255, 255, 255), 1, cv2.LINE_AA)
+    lines = [
+        f"landing area: {100 * np.count_nonzero(mask) / mask.size:.0f}% of the frame (yellow outline)",
+        f"die size: {cal.die_size_px:.1f} px" if cal.die_size_px else "die size: unknown",
+        f"felt HSV {cal.felt_hsv}   dice HSV {', '.join(str(c) for c in cal.dice_hsv)}",
+    ]
+    for i, text in enumerate(lines):
+        org = (8, 18 + 18 * i)
+        cv2.putText(out, text, org, cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 3, cv2.LINE_AA)
+        cv2.putText(out, text, org, cv2.FONT_HERSHEY_SIMPLEX, 0.5, (255, 255, 255), 1, cv2.LINE_AA)
+    x = 8
+    for hsv in ([cal.felt_hsv] if cal.felt_hsv else []) + list(cal.dice_hsv):
+        swatch = cv2.cvtColor(np.uint8([[hsv]]), cv2.COLOR_HSV2BGR)[0, 0].tolist()
+        y0 = 18 * len(lines) + 8
+        cv2.rectangle(out, (x, y0), (x + 24, y0 + 16), swatch, -1)
+        cv2.rectangle(out, (x, y0), (x + 24, y0 + 16), (255, 255, 255), 1)
+        x += 30
+    return out
+
+
+# --- storing it --------------------------------------------------------------------
+
+
+def save_calibration(result: CalibrationResult, folder: str | Path) -> Path:
+    """Write ``calibration.toml``, the mask, the empty picture and the check image into ``folder``.
+
+    Returns the TOML file's path: the table configuration points at it
+    (or copies its ``[calibration]`` table).
+    """
+    out = Path(folder)
+    out.mkdir(parents=True, exist_ok=True)
+    cal = result.calibration
+    h, w = result.empty.shape[:2]
+    if cal.landing_mask is not None and not cv2.imwrite(str(out / MASK_FILE), cal.landing_mask):
+        raise OSError(f"cannot write {out / MASK_FILE}")
+    if not cv2.imwrite(str(out / EMPTY_FILE), result.empty):
+        raise OSError(f"cannot write {out / EMPTY_FILE}")
+    cv2.imwrite(str(out / CHECK_FILE), check_image(result))
+    when = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    lines = [
+        f"# Table calibration written by `dicetable calibrate` at {when}.",
+        f"# Check {CHECK_FILE}: the yellow outline must follow the landing area and every die must be boxed.",
+    ]
+    lines += [f"# warning: {w_}" for w_ in result.warnings]
+    lines += [
+        "[calibration]",
+        f"frame_size = [{w}, {h}]",
+        f'landing_mask = "{MASK_FILE}"' if cal.landing_mask is not None else "",
+        f'empty_image = "{EMPTY_FILE}"',
+        f"die_size_px = {cal.die_size_px}" if cal.die_size_px else "",
+        "dice_hsv = [" + ", ".join(f"[{h_}, {s}, {v}]" for h_, s, v in cal.dice_hsv) + "]",
+        f"felt_hsv = [{cal.felt_hsv[0]}, {cal.felt_hsv[1]}, {cal.felt_hsv[2]}]" if cal.felt_hsv else "",
+    ]
+    path = out / CALIBRATION_FILE
+    path.write_text("\n".join(line for line in lines if line) + "\n")
+    return path
+
+
+def _table(path: Path) -> dict[str, Any]:
+    try:
+        data = tomllib.loads(path.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise CalibrationError(f"{path}: cannot read calibration: {exc}") from exc
+    return data.get("calibration", data)
+
+
+def calibration_from_table(table: Mapping[str, Any], base: str | Path = ".") -> Calibration:
+    """A :class:`Calibration` from a ``[calibration]`` TOML table; file names are relative to ``base``.
+
+    Errors name the key at fault.
+    """
+    base = Path(base)
+    mask = None
+    if table.get("landing_mask"):
+        mask_path = base / str(table["landing_mask"])
+        mask = cv2.imread(str(mask_path), cv2.IMREAD_GRAYSCALE)
+        if mask is None:
+            raise CalibrationError(f"calibration.landing_mask: cannot read {mask_path}")
+        mask = np.where(mask > 127, 255, 0).astype(np.uint8)
+    size = table.get("die_size_px")
+    if size is not None and (not isinstance(size, (int, float)) or size <= 0):
+        raise CalibrationError(f"calibration.die_size_px: expected a positive number, got {size!r}")
+
+    def hsv(value: Any, key: str) -> tuple[int, int, int]:
+        if not (isinstance(value, (list, tuple)) and len(value) == 3 and all(isinstance(v, int) for v in value)):
+            raise CalibrationError(f"calibration.{key}: expected [h, s, v] integers, got {value!r}")
+        return int(value[0]), int(value[1]), int(value[2])
+
+    dice = [hsv(v, "dice_hsv") for v in table.get("dice_hsv", [])]
+    felt = hsv(table["felt_hsv"], "felt_hsv") if "felt_hsv" in table else None
+    return Calibration(landing_mask=mask, die_size_px=float(size) if size is not None else None, dice_hsv=dice, felt_hsv=felt)
+
+
+def load_calibration(path: str | Path) -> Calibration:
+    """Read a calibration written by :func:`save_calibration` (or any TOML with a ``[calibration]`` table)."""
+    path = Path(path)
+    return calibration_from_table(_table(path), path.parent)
+
+
+def load_empty_image(path: str | Path) -> np.ndarray | None:
+    """The empty-table picture a calibration file names (for the settle detector), or ``None``."""
+    path = Path(path)
+    name = _table(path).get("empty_image")
+    if not name:
+        return None
+    image = cv2.imread(str(path.parent / str(name)), cv2.IMREAD_COLOR)
+    if image is None:
+        raise CalibrationError(f"calibration.empty_image: cannot read {path.parent / str(name)}")
+    return image
