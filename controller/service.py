@@ -20,7 +20,7 @@ from controller.app import TableController, button_event, open_devices, open_dis
 from controller.config import Config
 from controller.journal import Journal
 from controller.sdnotify import Notifier
-from controller.table import JournaledTable
+from controller.table import JournaledTable, expects_roll
 from hardware.gpio import StopReason, exit_on_signals
 
 log = logging.getLogger(__name__)
@@ -52,7 +52,11 @@ def run_table(config: Config, *, events: IO[str] | None = None, resume: bool = F
         if config.camera["source"] != "none":
             from controller.camera import start_camera
 
-            camera = start_camera(config, inputs)
+            camera = start_camera(config, inputs.put)
+            controller.listeners.append(
+                lambda event, step, before: camera.pipeline.arm() if expects_roll(before, step.state) else None)
+            if expects_roll(None, controller.state):
+                camera.pipeline.arm()  # recovered mid-roll: the dice are still to come
         stop = threading.Event()
         if events is not None:
             skip = table.replayed if resume else 0

@@ -15,7 +15,7 @@ the cage motor should do (:mod:`controller.table.outputs`).
 """
 from controller.table.flow import Phase, PendingRead, Step, TableState, new_table, step
 from controller.table.journaled import JournaledTable, JournalMismatch
-from controller.table.outputs import TableView, lights_for, motor_should_spin, view_for
+from controller.table.outputs import TableView, expects_roll, lights_for, motor_should_spin, view_for
 
 __all__ = [
     "JournalMismatch",
@@ -25,6 +25,7 @@ __all__ = [
     "Step",
     "TableState",
     "TableView",
+    "expects_roll",
     "lights_for",
     "motor_should_spin",
     "new_table",

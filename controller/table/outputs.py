@@ -84,3 +84,9 @@ def view_for(state: TableState) -> TableView:
 def motor_should_spin(before: TableState | None, after: TableState) -> bool:
     """Start the cage when the table enters ``spinning`` (or is found there after a restart)."""
     return after.phase is Phase.SPINNING and (before is None or before.phase is not Phase.SPINNING)
+
+
+def expects_roll(before: TableState | None, after: TableState) -> bool:
+    """The table has just started waiting for dice (bets locked, or a read voided for a rethrow)."""
+    waiting = (Phase.LOCKED, Phase.SPINNING)
+    return after.phase in waiting and (before is None or before.phase not in waiting)

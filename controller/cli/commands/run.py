@@ -26,6 +26,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--exit-at-end", action="store_true", help="stop once every event of --events is applied")
     parser.add_argument("--resume", action="store_true",
                         help="skip the --events lines the journal already holds (continue a scripted session after a stop)")
+    parser.add_argument("--bets", metavar="FILE",
+                        help="demo: extra bet events as JSON lines ('-' for stdin), each with an optional \"game\"; "
+                             "placed before that game's first roll")
     parser.add_argument("--rolls", type=int, default=None, metavar="N", help="demo: rolls per game")
     parser.add_argument("--seed", type=int, default=7, help="demo: seed of the generated dice and players")
     parser.add_argument("--state-dir", metavar="DIR", help="demo: where the journals go (default ./var)")
@@ -50,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     if args.config is None and not args.events:
         from controller.demo import run_demo
 
-        return run_demo(config, rolls=args.rolls, seed=args.seed, state_dir=args.state_dir)
+        return run_demo(config, rolls=args.rolls, seed=args.seed, state_dir=args.state_dir, bets_file=args.bets)
     from dataclasses import replace
 
     from controller.journal import JournalError

@@ -1,0 +1,184 @@
+"""From camera frames to ``read`` events: settle detection, the reader, the saved frame.
+
+Why here: the vision layer knows frames and dice; the table knows events.
+This module is the seam. Each frame goes to the settle detector; the one
+still frame of a roll goes to the reader; the frame is saved in
+``state_dir/frames`` (the journal names the file, so a disputed roll can be
+looked at) *before* the read event is handed on to be journaled. A roll that
+never settles becomes a ``no_read`` read with the detector's reason, so the
+dealer is asked to enter it by hand instead of the table waiting forever.
+
+:class:`ReadPipeline` is pure of threads (the demo and the bench call
+``feed`` themselves); :func:`start_camera` runs it on a live source in a
+thread for the service.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable
+
+import cv2
+import numpy as np
+
+from controller.config import Config
+from vision.model import Calibration, DiceRead
+from vision.reader import read_dice
+from vision.settle import SettleConfig, SettleDetector, Settled, Unsettled
+from vision.sources import BrokenFrame, EndOfStream, Frame, FrameSource, SourceUnavailable
+
+log = logging.getLogger(__name__)
+
+DICE = {"craps": 2, "hazard": 3, "bang": 2}
+SETTING = {"craps": "rail", "bang": "rail", "hazard": "cage"}
+
+
+def read_event(read: DiceRead, frame_name: str | None) -> dict[str, Any]:
+    """The journal's ``read`` event for a reader's verdict (docs/events.md, Table events)."""
+    event: dict[str, Any] = {
+        "event": "read",
+        "status": read.status.value,
+        "dice": list(read.values),
+        "confidence": round(float(read.confidence), 4),
+        "frame": frame_name,
+        "ms": round(float(read.ms), 1),
+    }
+    if read.reason:
+        event["reason"] = read.reason
+    return event
+
+
+class ReadPipeline:
+    """Feed every frame; get a ``read`` event for each roll that came to rest (or never did)."""
+
+    def __init__(self, game: str, frames_dir: Path | None, *, fps: float = 30.0,
+                 calibration: Calibration | None = None, reader: Callable[..., DiceRead] = read_dice):
+        self.game = game
+        self.expect = DICE[game]
+        self.frames_dir = frames_dir
+        self.calibration = calibration or Calibration()
+        self._reader = reader
+        mask = self.calibration.landing_mask
+        config = SettleConfig(mode=SETTING[game], fps=fps, die_size_px=self.calibration.die_size_px)
+        self.detector = SettleDetector(config, landing_mask=mask)
+        self.last_settled: Settled | None = None
+        self._arm = threading.Event()
+
+    def arm(self) -> None:
+        """A roll is expected (bets were just locked); safe to call from any thread.
+
+        The detector still hands out a frame only after motion and then rest,
+        so dice left lying from the last roll are never read again.
+        """
+        self._arm.set()
+
+    def feed(self, frame: Frame) -> dict[str, Any] | None:
+        if self._arm.is_set():
+            self._arm.clear()
+            self.detector.arm()
+        verdict = self.detector.feed(frame)
+        if isinstance(verdict, Settled):
+            self.last_settled = verdict
+            read = self._reader(verdict.frame.image, expect=self.expect, calibration=self.calibration)
+            return read_event(read, self._save(verdict.frame))
+        if isinstance(verdict, Unsettled):
+            return {"event": "read", "status": "no_read", "dice": [], "confidence": 0.0,
+                    "frame": self._save(verdict.frame), "reason": f"dice did not settle: {verdict.reason}"}
+        return None
+
+    def _save(self, frame: Frame) -> str | None:
+        """Save the frame the read was made on; its file name goes in the journal."""
+        if self.frames_dir is None:
+            return None
+        self.frames_dir.mkdir(parents=True, exist_ok=True)
+        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%f")[:-3]
+        name = f"{self.game}-{stamp}-{frame.index:07d}.jpg"
+        if not cv2.imwrite(str(self.frames_dir / name), np.ascontiguousarray(frame.image),
+                           [cv2.IMWRITE_JPEG_QUALITY, 92]):
+            log.error("could not save frame %s", name)
+            return None
+        return name
+
+
+def source_spec(config: Config) -> dict[str, Any]:
+    """The ``vision.sources.open_source`` spec for the ``[camera]`` table."""
+    camera = config.camera
+    size = (camera["width"], camera["height"])
+    kind = camera["source"]
+    if kind == "scenes":
+        return {"type": "generated", "game": config.game, "fps": camera["fps"], "size": size, "realtime": True}
+    if kind == "folder":
+        return {"type": "folder", "path": camera["path"], "fps": camera["fps"]}
+    if kind == "opencv":
+        if camera["path"]:
+            return {"type": "video", "path": camera["path"]}
+        return {"type": "usb", "target": camera["device"]}
+    return {"type": "picamera2"}
+
+
+def load_calibration(config: Config) -> Calibration:
+    """The ``[calibration]`` table as the reader's :class:`Calibration`."""
+    cal = config.calibration
+    mask = None
+    if cal["landing_mask"]:
+        path = Path(cal["landing_mask"])
+        if not path.is_absolute() and not config.is_demo:
+            path = Path(config.source).parent / path
+        mask = cv2.imread(str(path), cv2.IMREAD_GRAYSCALE)
+        if mask is None:
+            raise config.error("calibration.landing_mask", f"cannot read the image {path}")
+    return Calibration(landing_mask=mask, die_size_px=cal["die_size_px"] or None)
+
+
+class CameraThread:
+    """Runs a :class:`ReadPipeline` on a live source and puts its read events on ``sink``."""
+
+    def __init__(self, source: FrameSource, pipeline: ReadPipeline, sink: Callable[[dict[str, Any]], None]):
+        self.source = source
+        self.pipeline = pipeline
+        self._sink = sink
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="camera", daemon=True)
+
+    def start(self) -> "CameraThread":
+        self._thread.start()
+        return self
+
+    def healthy(self) -> bool:
+        return self.source.health.ok and self._thread.is_alive()
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=2.0)
+        self.source.close()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                frame = self.source.read()
+            except BrokenFrame as exc:
+                log.warning("camera: broken frame skipped: %s", exc)
+                continue
+            except SourceUnavailable as exc:
+                log.warning("camera unavailable: %s", exc)
+                time.sleep(0.5)
+                continue
+            except EndOfStream:
+                log.warning("camera: the recording has ended; no more rolls will be read")
+                return
+            event = self.pipeline.feed(frame)
+            if event is not None:
+                self._sink(event)
+
+
+def start_camera(config: Config, sink: Callable[[dict[str, Any]], None]) -> CameraThread:
+    """Open the configured camera and start reading rolls from it."""
+    from vision.sources import open_source
+
+    source = open_source(source_spec(config))
+    frames_dir = config.state_dir / "frames" if config.camera["save_frames"] else None
+    pipeline = ReadPipeline(config.game, frames_dir, fps=config.camera["fps"], calibration=load_calibration(config))
+    return CameraThread(source, pipeline, sink).start()

@@ -1,0 +1,263 @@
+"""The demo session of ``dicetable run`` with no configuration (what ``make run`` does).
+
+A finite session of every game on the stand-ins, through the real code
+paths: seated players bet by simple strategies (``bet`` events); a simulated
+dealer pushes the buttons on mock GPIO pins, so every press goes through the
+real button code (debounce, long press, manual entry); the camera is a
+generated scene filmed at 30 frames per second, through the real settle
+detector and dice reader; the result goes to the display stand-in over the
+real serial link on a pseudo-terminal; every event is journaled in
+``var/<game>/``. The dealer looks at the dice as a dealer does: an unsure
+read that is right is confirmed, anything else is entered by hand.
+
+Printed: each roll, its read and status, how it was resolved, and the
+settlements; at the end of each game the journal's chain check and each
+seat's net result.
+"""
+from __future__ import annotations
+
+import json
+import queue
+import random
+from dataclasses import replace
+from pathlib import Path
+from typing import IO, Any, Mapping
+
+from controller.app import DisplayHandle, TableController, button_event, display_state, open_devices, open_display
+from controller.camera import ReadPipeline
+from controller.config import Config
+from controller.journal import Journal, JournalError, verify
+from controller.players import Players
+from controller.table import JournaledTable, Phase, Step, TableState, expects_roll, lights_for
+from hardware.gpio import ManualClock, SimulatedDealer, StopReason
+from vision.sources import GeneratedSource
+
+GAMES = ("craps", "hazard", "bang")
+ROLLS = {"craps": 5, "hazard": 2, "bang": 4}
+DEMO_SPIN_S = 0.3
+MAX_FRAMES_PER_ROLL = 300
+
+
+def money(cents: int) -> str:
+    return f"${cents / 100:,.2f}"
+
+
+def describe(effect: Mapping[str, Any]) -> str:
+    number = f" {effect['number']}" if effect.get("number") is not None else ""
+    name = f"{effect.get('bet', '')}{number}"
+    if effect["event"] == "settle":
+        return f"seat {effect['seat']} {name} {money(effect['amount'])}: {effect['result']}, paid {money(effect['paid'])}"
+    if effect["event"] == "returned":
+        return f"seat {effect['seat']} {name}: {money(effect['amount'])} returned"
+    if effect["event"] == "rejected":
+        return f"refused {effect.get('refused', '?')}{' ' + name if name.strip() else ''}: {effect['reason']}" + (
+            f" ({effect['rule']})" if effect.get("rule") else "")
+    return json.dumps(effect)
+
+
+class Printer:
+    """Prints what happens at the table, from the controller's steps."""
+
+    def __init__(self, out: IO[str]):
+        self.out = out
+        self.net: dict[str, int] = {}
+
+    def __call__(self, event: Mapping[str, Any], step: Step, before: TableState) -> None:
+        for effect in step.effects:
+            kind = effect["event"]
+            if kind == "roll":
+                by = f" ({effect['by']}'s roll)" if effect.get("by") else ""
+                print(f"    roll {effect['dice']} = {sum(effect['dice'])}{by}, settled from {effect['source']}",
+                      file=self.out)
+            elif kind == "settle":
+                self.net[effect["seat"]] = self.net.get(effect["seat"], 0) + effect["paid"] - effect["amount"]
+                print(f"      {describe(effect)}", file=self.out)
+            elif kind == "rejected":
+                print(f"    {describe(effect)}", file=self.out)
+            elif kind == "returned":
+                print(f"      {describe(effect)}", file=self.out)
+
+
+class DemoTable:
+    """One game of the demo: table, devices, dealer, camera, display."""
+
+    def __init__(self, config: Config, game: str, display: DisplayHandle, seed: int, out: IO[str]):
+        self.game = game
+        self.out = out
+        self.inputs: queue.Queue = queue.Queue()
+        self.rng = random.Random(seed)
+        self.journal = Journal.open(config.state_dir / game)
+        self.table = JournaledTable.open(self.journal, game, config.rules)
+        self.clock = ManualClock()
+
+        def motor_stopped(status: Any) -> None:
+            if status.stop_reason in (StopReason.FINISHED, StopReason.MAX_RUN):
+                self.inputs.put({"event": "spin_done"})
+
+        self.devices, factory = open_devices(config, lambda b: self.inputs.put(button_event(b)), clock=self.clock,
+                                             on_motor_stop=motor_stopped)
+        self.dealer = SimulatedDealer(self.devices.buttons, factory)
+        self.display = display
+        self.controller = TableController(self.table, self.devices, display.link, DEMO_SPIN_S)
+        self.printer = Printer(out)
+        self.controller.listeners.append(self.printer)
+        self.controller.listeners.append(
+            lambda event, step, before: self.pipeline.arm() if expects_roll(before, step.state) else None)
+        self.camera = GeneratedSource(seed=seed, game=game, fps=config.camera["fps"],
+                                      size=(config.camera["width"], config.camera["height"]), rest_s=0.4)
+        frames = config.state_dir / game / "frames" if config.camera["save_frames"] else None
+        self.pipeline = ReadPipeline(game, frames, fps=config.camera["fps"])
+        self.players = Players.seated(game, config.rules.seats, seed)
+
+    @property
+    def state(self) -> TableState:
+        return self.table.state
+
+    def close(self) -> None:
+        self.devices.close()
+        self.camera.close()
+        self.journal.close()
+
+    def drain(self, wait_s: float = 0.0) -> None:
+        """Apply every input waiting on the queue (waiting up to ``wait_s`` for the first)."""
+        while True:
+            try:
+                event = self.inputs.get(timeout=wait_s) if wait_s else self.inputs.get_nowait()
+            except queue.Empty:
+                return
+            wait_s = 0.0
+            self.controller.submit(event)
+
+    def press(self, *buttons: str) -> None:
+        for button in buttons:
+            self.dealer.press(button)
+        self.drain()
+
+    def settle_leftovers(self) -> None:
+        """A journal continued from an earlier run may stop mid-roll: bring the table back to betting."""
+        if self.state.phase is Phase.SPINNING:
+            self.drain(wait_s=DEMO_SPIN_S + 2)
+        for _ in range(4):
+            if self.state.phase is Phase.BETTING:
+                return
+            self.press("void")
+
+    def film_roll(self, values: list[int]) -> dict[str, Any] | None:
+        """Throw ``values`` in front of the camera; the read event of the still frame (None if none came)."""
+        self.camera.throw(values, self.game)
+        found = None
+        for _ in range(MAX_FRAMES_PER_ROLL):
+            if not self.camera.pending:
+                break
+            event = self.pipeline.feed(self.camera.read())
+            if event is not None and found is None:
+                found = event
+        return found
+
+    def play_roll(self, number: int, extra_bets: list[dict[str, Any]]) -> None:
+        state = self.state
+        who = f"shooter {state.rules.shooter}" if hasattr(state.rules, "shooter") else "dealer's cage"
+        point = getattr(state.rules, "point", None) or getattr(state.rules, "dealer_point", None)
+        roller = f", {state.rules.roller}'s roll" if self.game == "bang" else ""
+        print(f"  {self.game} roll {number}: {who}{roller}, point {point or 'OFF'}", file=self.out)
+        for bet in extra_bets + self.players.bets(state):
+            self.controller.submit(bet)
+        self.press("lock")
+        lamps = lights_for(self.state)
+        print(f"    bets locked (lamps: {', '.join(k for k, v in vars(lamps).items() if v) or 'none'})", file=self.out)
+        if self.state.phase is Phase.SPINNING:
+            self.drain(wait_s=DEMO_SPIN_S + 2)  # the cage motor's own timer stops it: spin_done
+        values = [self.rng.randint(1, 6) for _ in range(self.state.dice_count)]
+        read = self.film_roll(values)
+        if read is None:
+            read = {"event": "read", "status": "no_read", "dice": [], "confidence": 0.0, "frame": None,
+                    "reason": "no still frame within the roll's frames"}
+        print(f"    camera: {read['status']} {read['dice']} confidence {read['confidence']:.2f}"
+              f"{' in ' + str(read.get('ms')) + ' ms' if read.get('ms') is not None else ''}"
+              f"{' (' + read['reason'] + ')' if read.get('reason') else ''}; frame {read['frame']}", file=self.out)
+        self.controller.submit(read)
+        if self.state.phase is Phase.PENDING:
+            pending = self.state.pending
+            if pending.status == "uncertain" and sorted(pending.dice) == sorted(values):
+                print("    dealer: the read is right -> CONFIRM", file=self.out)
+                self.press("confirm")
+            else:
+                print(f"    dealer: the dice show {values} -> enters them by hand (hold CONFIRM)", file=self.out)
+                suggestion = pending.dice if len(pending.dice) == len(values) else None
+                self.dealer.enter_dice(values, suggestion)
+                self.drain()
+
+    def show_display(self) -> None:
+        expected = display_state(self.state)
+        acked = self.display.link.wait_acked(expected, timeout=3.0)
+        screen = " ".join(self.display.standin.screen().rows) if self.display.standin else ""
+        verdict = "acknowledged" if acked is not None else "NOT acknowledged"
+        print(f"    display {verdict}: {expected.phase} dice {list(expected.dice)} point {expected.point or 'OFF'}"
+              + (f" | {screen}" if screen else ""), file=self.out)
+
+
+def _extra_bets(path: str | None, game: str, default_game: str) -> list[dict[str, Any]]:
+    if not path:
+        return []
+    import sys
+
+    stream = sys.stdin if path == "-" else open(path, encoding="utf-8")
+    bets = []
+    for line in stream:
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        try:
+            event = json.loads(line)
+        except ValueError:
+            event = {"event": "malformed", "line": line}
+        if not isinstance(event, dict):
+            event = {"event": "malformed", "line": line}
+        if event.pop("game", default_game) == game:
+            bets.append(event)
+    return bets
+
+
+def run_demo(config: Config, *, rolls: int | None = None, seed: int = 7, state_dir: str | None = None,
+             bets_file: str | None = None, out: IO[str] | None = None) -> int:
+    """Play every game on the stand-ins; 0 when every game ran and every journal verifies."""
+    import sys
+
+    out = out or sys.stdout
+    if state_dir:
+        config = replace(config, state_dir=Path(state_dir))
+    display = open_display(config)
+    status = 0
+    try:
+        for index, game in enumerate(GAMES):
+            try:
+                demo = DemoTable(config, game, display, seed + index, out)
+            except JournalError as exc:
+                print(f"{game}: {exc}", file=out)
+                status = 1
+                continue
+            try:
+                print(f"\n== {game}: journal {demo.journal.path} (replayed {demo.table.replayed} earlier inputs)",
+                      file=out)
+                demo.controller.redraw()
+                demo.settle_leftovers()
+                extra = _extra_bets(bets_file, game, config.game) if bets_file else []
+                for number in range(1, (rolls or ROLLS[game]) + 1):
+                    demo.play_roll(number, extra if number == 1 else [])
+                    demo.show_display()
+                if game == "craps":
+                    print("  a press at the wrong moment:", file=out)
+                    demo.press("confirm")
+                report = verify(demo.journal)
+                nets = ", ".join(f"{seat} {'+' if c >= 0 else '-'}{money(abs(c))}" for seat, c in sorted(demo.printer.net.items()))
+                print(f"  {game} done: {demo.state.rolls} rolls on this table so far; this session: {nets or 'no bets settled'}",
+                      file=out)
+                print(f"  journal: {report.rows} rows, chain {'intact' if report.ok else 'BROKEN at row ' + str(report.broken_seq)}"
+                      f" (dicetable journal --state-dir {config.state_dir / game} recall 3)", file=out)
+                if not report.ok:
+                    status = 1
+            finally:
+                demo.close()
+    finally:
+        display.close()
+    return status
