@@ -1,0 +1,141 @@
+"""The whole loop on the stand-ins: bets, buttons on mock pins, camera, reader, journal, lamps, motor, display."""
+from __future__ import annotations
+
+import io
+import json
+import queue
+import socket
+import threading
+from pathlib import Path
+
+import pytest
+from gpiozero.pins.mock import MockFactory
+
+from controller.app import TableController, display_state, serve
+from controller.config import load
+from controller.demo import run_demo
+from controller.journal import Journal, recall, verify
+from controller.rules import TableConfig
+from controller.sdnotify import Notifier
+from controller.service import run_table
+from controller.table import JournaledTable, Phase
+from hardware.display import DisplayLink, start_standin
+from hardware.gpio import ManualClock, PinMap, build_devices
+
+
+def test_demo_plays_every_game_end_to_end(tmp_path):
+    out = io.StringIO()
+    assert run_demo(load(None), rolls=1, seed=3, state_dir=str(tmp_path), out=out) == 0
+    text = out.getvalue()
+    for game in ("craps", "hazard", "bang"):
+        assert f"== {game}" in text
+        with Journal.open(tmp_path / game, readonly=True) as journal:
+            assert verify(journal).ok
+            (roll,) = recall(journal, 5)
+            assert len(roll.dice) == (3 if game == "hazard" else 2)
+            read = roll.read or next(e.event for e in journal.entries() if e.event["event"] == "read")
+            assert (tmp_path / game / "frames" / read["frame"]).exists()  # the still frame was kept
+    assert text.count("display acknowledged") == 3 and "NOT acknowledged" not in text
+    assert "camera:" in text and "paid $" in text
+    assert "refused confirm: nothing to confirm" in text
+
+
+@pytest.fixture
+def rig(tmp_path):
+    """A craps-and-hazard-capable controller on mock pins with the display stand-in on a pty."""
+    factory, pins = MockFactory(), PinMap()
+    inputs: queue.Queue = queue.Queue()
+    devices = build_devices(pins, pin_factory=factory, sink=lambda b: inputs.put({"event": b.value}),
+                            clock=ManualClock(), on_motor_stop=lambda s: inputs.put({"event": "spin_done"}))
+    standin = start_standin()
+    link = DisplayLink(standin.port).start()
+    journal = Journal.open(tmp_path)
+    yield factory, pins, devices, link, standin, journal, inputs
+    devices.close()
+    link.stop()
+    standin.stop()
+    journal.close()
+    factory.reset()
+
+
+def test_lamps_motor_and_display_follow_the_journaled_state(rig):
+    factory, pins, devices, link, standin, journal, inputs = rig
+    controller = TableController(JournaledTable.open(journal, "hazard", TableConfig()), devices, link, spin_seconds=0.05)
+    controller.redraw()
+    lamp, motor = factory.pin(pins.light_no_more_bets), factory.pin(pins.cage_motor)
+    controller.submit({"event": "bet", "seat": "A", "bet": "low", "amount": 500})
+    assert lamp.state is False
+    controller.submit({"event": "lock"})
+    assert controller.state.phase is Phase.SPINNING and lamp.state is True and motor.state is True
+    assert inputs.get(timeout=2) == {"event": "spin_done"}  # the motor's own timer stopped it
+    controller.submit({"event": "spin_done"})
+    assert motor.state is False
+    result = controller.submit({"event": "read", "status": "ok", "dice": [1, 2, 4], "confidence": 0.99, "frame": None})
+    assert result.effects[1]["result"] == "win" and lamp.state is False
+    assert link.wait_acked(display_state(controller.state), timeout=3) is not None
+    shown = standin.wait_for(lambda s: s.state is not None and s.state.dice == (1, 2, 4), timeout=3)
+    assert shown is not None and shown.state.phase == "settled"
+
+
+def test_recovered_table_redraws_and_respins(rig, tmp_path):
+    factory, pins, devices, link, standin, journal, inputs = rig
+    table = JournaledTable.open(journal, "hazard", TableConfig())
+    table.submit({"event": "lock"})  # then the power went: the cage never finished its spin
+    controller = TableController(JournaledTable.open(journal, "hazard", TableConfig()), devices, link, spin_seconds=0.05)
+    controller.redraw()
+    assert factory.pin(pins.cage_motor).state is True and factory.pin(pins.light_no_more_bets).state is True
+    assert inputs.get(timeout=2) == {"event": "spin_done"}
+    assert link.wait_acked(display_state(controller.state), timeout=3) is not None
+
+
+def test_wrong_moment_button_press_is_journaled_and_changes_nothing(rig):
+    factory, pins, devices, link, standin, journal, inputs = rig
+    controller = TableController(JournaledTable.open(journal, "craps", TableConfig()), devices, link, spin_seconds=0.05)
+    before = controller.state
+    result = controller.submit({"event": "confirm"})
+    assert not result.accepted and controller.state == before
+    rows = [e.event for e in journal.entries()]
+    assert rows[-2] == {"event": "confirm"} and rows[-1]["event"] == "rejected"
+
+
+def test_service_runs_a_scripted_session_and_shows_it(tmp_path):
+    config_file = tmp_path / "table.toml"
+    config_file.write_text('[table]\ngame = "craps"\nstate_dir = "state"\n[camera]\nsource = "none"\n')
+    events = [
+        {"event": "bet", "seat": "A", "bet": "field", "amount": 500},
+        {"event": "lock"},
+        {"event": "read", "status": "ok", "dice": [6, 6], "confidence": 0.98, "frame": None},
+        {"event": "bet", "seat": "A", "bet": "field", "amount": 500},
+    ]
+    out = io.StringIO()
+    stream = io.StringIO("".join(json.dumps(e) + "\n" for e in events) + "{oops\n")
+    assert run_table(load(config_file), events=stream, exit_at_end=True, out=out) == 0
+    lines = out.getvalue().splitlines()
+    assert json.loads(lines[1])["dice"] == [6, 6] and json.loads(lines[2])["paid"] == 1000
+    assert json.loads(lines[3])["refused"] == "malformed"
+    with Journal.open(tmp_path / "state", readonly=True) as journal:
+        assert verify(journal).ok and len(list(journal.entries())) == 1 + 5 + 3
+
+
+def test_watchdog_is_pinged_only_while_healthy(tmp_path, monkeypatch, rig):
+    factory, pins, devices, link, standin, journal, inputs = rig
+    controller = TableController(JournaledTable.open(journal, "craps", TableConfig()), devices, None, spin_seconds=0.05)
+    path = tmp_path / "notify.sock"
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    server.bind(str(path))
+    server.settimeout(2)
+    health = {"ok": False}
+    stop = threading.Event()
+    loop = threading.Thread(target=serve, args=(controller, inputs),
+                            kwargs={"stop": stop, "healthy": lambda: health["ok"], "notifier": Notifier(str(path)), "tick": 0.02})
+    loop.start()
+    try:
+        first = server.recv(4096).decode()
+        assert "WATCHDOG" not in first and "not pinging" in first  # unhealthy: status only
+        health["ok"] = True
+        messages = [server.recv(4096).decode() for _ in range(3)]
+        assert "WATCHDOG=1" in messages
+    finally:
+        stop.set()
+        loop.join(timeout=2)
+        server.close()
