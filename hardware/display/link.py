@@ -264,6 +264,7 @@ class DisplayLink:
             return False
         self._decoder.reset()
         self._device_tag = None
+        self._rejected_payload = None  # perhaps reflashed meanwhile: try once more
         log.info("display link %s: port open", self.port)
         return True
 

@@ -42,7 +42,7 @@ def test_a_display_speaking_another_protocol_is_reported_and_never_sent_states(
     assert all(kind == messages.HELLO for port in factory.opened for kind in _kinds(port))
 
 
-def test_a_refused_state_is_reported_once_not_resent_forever(scripted_factory, fast_timing, eventually):
+def test_a_refused_state_is_reported_once_not_resent_forever(scripted_factory, eventually):
     device = Device()
 
     def picky(data: bytes) -> bytes:
@@ -58,7 +58,8 @@ def test_a_refused_state_is_reported_once_not_resent_forever(scripted_factory, f
         return sum(_kinds(port).count(kind) for port in factory.opened)
 
     factory = scripted_factory(picky)
-    with DisplayLink("scripted", timing=fast_timing, serial_factory=factory) as link:
+    patient = LinkTiming(ack_timeout=1.0, heartbeat_interval=0.05)  # no reconnect on a loaded machine
+    with DisplayLink("scripted", timing=patient, serial_factory=factory) as link:
         link.show(ROLL)
         eventually(lambda: link.health().faults.get("rejected"))
         eventually(lambda: sent(messages.PING) >= 3)
