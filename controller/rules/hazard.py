@@ -70,6 +70,8 @@ def apply(state: HazardState, event: Event) -> tuple[HazardState, tuple[Effect, 
     config = state.config
     if isinstance(event, Bet):
         kind = bet_kind(GAME, config, event.seat, event.bet, event.number)
+        if event.on is not None:
+            raise BetRejected("\"on\" only says which bet craps odds back", kind.rule)
         return state.with_layout(add_stake(state.layout, config, event, kind)), ()
     if isinstance(event, Remove):
         kind = bet_kind(GAME, config, event.seat, event.bet, event.number)
