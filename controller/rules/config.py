@@ -76,6 +76,13 @@ class TableConfig:
     hardways_work_on_come_out: bool = False
     payout_unit: int = 1
 
+    def __post_init__(self) -> None:
+        # from_dict checks the details; these would break the engine itself.
+        if not self.seats or len(set(self.seats)) != len(self.seats):
+            raise ConfigError("seats", "expected a non-empty list of unique seat names")
+        for key in ("min_bet", "max_bet", "odds_reference_bet", "payout_unit"):
+            _cents(getattr(self, key), key)
+
     def maximum(self, bet: str, number: int | None) -> int:
         """The largest stake allowed on one bet of one seat."""
         for name, num, cents in self.limits:

@@ -68,3 +68,11 @@ def test_payout_unit_rounds_wins_down():
     assert effects[0]["paid"] == 600 + 700
     _, effects = play("craps", [roll(2, 2), bet("A", "place", 500, 6), roll(3, 3)], config)
     assert effects[0]["paid"] == 500 + 575  # 583.33 cents down to the quarter
+
+
+def test_a_config_built_directly_is_checked_too():
+    with pytest.raises(ConfigError):
+        TableConfig(seats=())
+    with pytest.raises(ConfigError) as info:
+        TableConfig(payout_unit=0)
+    assert info.value.key == "payout_unit"
