@@ -154,3 +154,11 @@ def test_simulate_command_text_and_errors(capsys):
     assert "place needs a number" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["simulate", "--bet", "pass", "--rolls", "0"])
+
+
+@pytest.mark.parametrize("command", ["simulate", "edges"])
+def test_command_help(command, capsys):
+    with pytest.raises(SystemExit) as done:
+        main([command, "--help"])
+    assert done.value.code == 0
+    assert "--json" in capsys.readouterr().out

@@ -15,7 +15,7 @@ import json
 import sys
 
 NAME = "simulate"
-HELP = "play seeded random rolls with chosen bets; measured edge, 95% interval, rolls per second"
+HELP = "play seeded random rolls with chosen bets: measured edge, confidence interval, rolls per second"
 
 _GAMES = ("craps", "hazard", "bang")
 
