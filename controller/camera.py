@@ -55,7 +55,8 @@ class ReadPipeline:
     """Feed every frame; get a ``read`` event for each roll that came to rest (or never did)."""
 
     def __init__(self, game: str, frames_dir: Path | None, *, fps: float = 30.0,
-                 calibration: Calibration | None = None, reader: Callable[..., DiceRead] = read_dice):
+                 calibration: Calibration | None = None, empty: np.ndarray | None = None,
+                 reader: Callable[..., DiceRead] = read_dice):
         self.game = game
         self.expect = DICE[game]
         self.frames_dir = frames_dir
@@ -63,7 +64,7 @@ class ReadPipeline:
         self._reader = reader
         mask = self.calibration.landing_mask
         config = SettleConfig(mode=SETTING[game], fps=fps, die_size_px=self.calibration.die_size_px)
-        self.detector = SettleDetector(config, landing_mask=mask)
+        self.detector = SettleDetector(config, landing_mask=mask, empty=empty)
         self.last_settled: Settled | None = None
         self._arm = threading.Event()
 
@@ -119,20 +120,6 @@ def source_spec(config: Config) -> dict[str, Any]:
     return {"type": "picamera2"}
 
 
-def load_calibration(config: Config) -> Calibration:
-    """The ``[calibration]`` table as the reader's :class:`Calibration`."""
-    cal = config.calibration
-    mask = None
-    if cal["landing_mask"]:
-        path = Path(cal["landing_mask"])
-        if not path.is_absolute() and not config.is_demo:
-            path = Path(config.source).parent / path
-        mask = cv2.imread(str(path), cv2.IMREAD_GRAYSCALE)
-        if mask is None:
-            raise config.error("calibration.landing_mask", f"cannot read the image {path}")
-    return Calibration(landing_mask=mask, die_size_px=cal["die_size_px"] or None)
-
-
 class CameraThread:
     """Runs a :class:`ReadPipeline` on a live source and puts its read events on ``sink``."""
 
@@ -180,5 +167,6 @@ def start_camera(config: Config, sink: Callable[[dict[str, Any]], None]) -> Came
 
     source = open_source(source_spec(config))
     frames_dir = config.state_dir / "frames" if config.camera["save_frames"] else None
-    pipeline = ReadPipeline(config.game, frames_dir, fps=config.camera["fps"], calibration=load_calibration(config))
+    pipeline = ReadPipeline(config.game, frames_dir, fps=config.camera["fps"], calibration=config.calibration,
+                            empty=config.empty_image)
     return CameraThread(source, pipeline, sink).start()

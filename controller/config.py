@@ -27,6 +27,8 @@ from typing import Any, Callable
 GAMES = ("craps", "hazard", "bang")
 CAMERA_SOURCES = ("scenes", "folder", "opencv", "picamera2", "none")
 PIN_FACTORIES = ("mock", "lgpio")
+CALIBRATION_KEYS = {"frame_size", "landing_mask", "empty_image", "die_size_px", "dice_hsv", "felt_hsv"}
+"""The keys of the [calibration] table that `dicetable calibrate` writes (vision/calibrate.py)."""
 DEMO_SOURCE = "<embedded defaults>"
 
 DEFAULTS: dict[str, Any] = {
@@ -56,10 +58,9 @@ DEFAULTS: dict[str, Any] = {
         "port": "sim",
         "baud": 115200,
     },
-    "calibration": {
-        "die_size_px": 0.0,
-        "landing_mask": "",
-    },
+    # Either `file = "calibration/calibration.toml"` (written by `dicetable calibrate`) or the keys
+    # of its [calibration] table inline; empty: no calibration (the reader estimates the scale).
+    "calibration": {},
     "hazard": {
         # How long the cage motor turns for one spin, in seconds.
         "spin_seconds": 3.0,
@@ -89,7 +90,8 @@ class Config:
     gpio: Any
     camera: dict[str, Any]
     display: dict[str, Any]
-    calibration: dict[str, Any]
+    calibration: Any
+    empty_image: Any
     hazard: dict[str, Any]
     raw: dict[str, Any] = field(repr=False, default_factory=dict)
 
@@ -157,7 +159,6 @@ _CHECKS: dict[str, dict[str, Check]] = {
         "save_frames": _boolean,
     },
     "display": {"port": _non_empty_string, "baud": _positive_int},
-    "calibration": {"die_size_px": _non_negative_number, "landing_mask": _string},
     "hazard": {"spin_seconds": _positive_number},
 }
 
@@ -182,6 +183,45 @@ def _build_delegated(merged: dict[str, Any], problems: list[tuple[str, str]]) ->
     return built
 
 
+def _load_calibration(table: dict[str, Any], base: Path, problems: list[tuple[str, str]]) -> tuple[Any, Any]:
+    """The reader's Calibration and the empty-table picture, from a calibration file or inline keys."""
+    from vision.calibrate import CalibrationError, calibration_from_table, load_calibration, load_empty_image
+    from vision.model import Calibration
+
+    try:
+        if "file" in table:
+            if set(table) != {"file"}:
+                problems.append(("calibration", "give either file or the calibration keys, not both"))
+                return Calibration(), None
+            if not isinstance(table["file"], str) or not table["file"]:
+                problems.append(("calibration.file", f"must name a calibration.toml (got {table['file']!r})"))
+                return Calibration(), None
+            path = base / table["file"]
+            if not path.is_file():
+                problems.append(("calibration.file", f"no such file: {path}"))
+                return Calibration(), None
+            return load_calibration(path), load_empty_image(path)
+        if not table:
+            return Calibration(), None
+        unknown = sorted(set(table) - CALIBRATION_KEYS)
+        for key in unknown:
+            problems.append((f"calibration.{key}", f"unknown key (known: file, {', '.join(sorted(CALIBRATION_KEYS))})"))
+        if unknown:
+            return Calibration(), None
+        empty = None
+        if table.get("empty_image"):
+            import cv2
+
+            empty = cv2.imread(str(base / str(table["empty_image"])))
+            if empty is None:
+                problems.append(("calibration.empty_image", f"cannot read {base / str(table['empty_image'])}"))
+        return calibration_from_table(table, base), empty
+    except CalibrationError as exc:
+        key, _, message = str(exc).partition(": ")
+        problems.append((key if key.startswith("calibration") else "calibration.file", message or str(exc)))
+        return Calibration(), None
+
+
 def validate(data: dict[str, Any], source: str) -> Config:
     """Merge ``data`` over the defaults, check every key, and build the :class:`Config`."""
     problems: list[tuple[str, str]] = []
@@ -204,6 +244,8 @@ def validate(data: dict[str, Any], source: str) -> Config:
             if message:
                 problems.append((f"{section}.{key}", message))
     built = _build_delegated(merged, problems)
+    base = Path(source).parent if source != DEMO_SOURCE else Path(".")
+    calibration, empty_image = _load_calibration(merged["calibration"], base, problems)
     camera = merged["camera"]
     if camera["source"] == "folder" and not camera["path"]:
         problems.append(("camera.path", "must name the folder of images when camera.source is \"folder\""))
@@ -224,7 +266,8 @@ def validate(data: dict[str, Any], source: str) -> Config:
         gpio=built["gpio"],
         camera=dict(camera),
         display=dict(merged["display"]),
-        calibration=dict(merged["calibration"]),
+        calibration=calibration,
+        empty_image=empty_image,
         hazard=dict(merged["hazard"]),
         raw=merged,
     )

@@ -31,6 +31,7 @@ def test_shipped_example_is_valid():
 
 def test_example_documents_every_default_key():
     text = EXAMPLE.read_text()
+    assert "# file = " in text
     for section, table in DEFAULTS.items():
         assert f"[{section}]" in text
         for key in table:
@@ -69,6 +70,10 @@ def test_relative_state_dir_is_relative_to_the_file(tmp_path):
         ('[display]\nport = ""\n', "display.port", "non-empty"),
         ("[dealer]\nname = 1\n", "dealer", "unknown section"),
         ("hazard = 3\n", "hazard", "must be a table"),
+        ('[calibration]\nfile = "nope.toml"\n', "calibration.file", "no such file"),
+        ("[calibration]\ndie_size_px = -4\n", "calibration.die_size_px", "positive number"),
+        ("[calibration]\ndie_size = 40\n", "calibration.die_size", "unknown key"),
+        ('[calibration]\nlanding_mask = "mask.png"\n', "calibration.landing_mask", "cannot read"),
     ],
 )
 def test_errors_name_key_and_file(tmp_path, text, key, words):
@@ -90,3 +95,19 @@ def test_syntax_error_and_missing_file_name_the_file(tmp_path):
         load(_write(tmp_path, "[table\n"))
     with pytest.raises(ConfigError, match=r"nope\.toml: \(file\): no such file"):
         load(tmp_path / "nope.toml")
+
+
+def test_calibration_file_written_by_the_calibrate_tool_is_loaded(tmp_path):
+    import numpy as np
+
+    (tmp_path / "cal").mkdir()
+    import cv2
+
+    mask = np.zeros((48, 64), np.uint8)
+    mask[10:40, 10:50] = 255
+    cv2.imwrite(str(tmp_path / "cal" / "mask.png"), mask)
+    (tmp_path / "cal" / "calibration.toml").write_text(
+        '[calibration]\nframe_size = [64, 48]\nlanding_mask = "mask.png"\ndie_size_px = 21.5\ndice_hsv = [[2, 200, 150]]\n')
+    config = load(_write(tmp_path, '[calibration]\nfile = "cal/calibration.toml"\n'))
+    assert config.calibration.die_size_px == 21.5 and config.calibration.landing_mask.shape == (48, 64)
+    assert config.empty_image is None
