@@ -111,3 +111,10 @@ def test_calibration_file_written_by_the_calibrate_tool_is_loaded(tmp_path):
     config = load(_write(tmp_path, '[calibration]\nfile = "cal/calibration.toml"\n'))
     assert config.calibration.die_size_px == 21.5 and config.calibration.landing_mask.shape == (48, 64)
     assert config.empty_image is None
+
+
+def test_readme_configuration_section_shows_the_shipped_example():
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = readme.split("<!-- section: configuration -->")[1].split("<!-- section: ")[0]
+    block = section.split("```toml\n")[1].split("```")[0]
+    assert block == EXAMPLE.read_text()
