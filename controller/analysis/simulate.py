@@ -16,6 +16,7 @@ agree exactly.
 """
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -61,9 +62,12 @@ class SimulationReport:
         return self.rolls / (self.compile_seconds + self.roll_seconds)
 
     def to_json(self) -> dict[str, Any]:
+        def number(x: float | None) -> float | None:
+            return x if x is not None and math.isfinite(x) else None  # JSON has no NaN or infinity
+
         def estimate(e: EdgeEstimate, expected: float | None) -> dict[str, Any]:
-            return {"edge": e.edge, "ci95": [e.low, e.high], "expected": expected,
-                    "action": e.action, "net": e.net}
+            return {"edge": number(e.edge), "ci95": [number(e.low), number(e.high)],
+                    "expected": number(expected), "action": e.action, "net": e.net}
 
         return {
             "game": self.game,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 
 NAME = "simulate"
@@ -66,7 +67,8 @@ def _money(cents: int) -> str:
 
 
 def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3%}"
+    """A percentage, or "-" when there is none (no bet settled yet: nothing to measure)."""
+    return "-" if value is None or not math.isfinite(value) else f"{value:.3%}"
 
 
 def _text(report) -> str:
