@@ -162,3 +162,14 @@ def test_command_help(command, capsys):
         main([command, "--help"])
     assert done.value.code == 0
     assert "--json" in capsys.readouterr().out
+
+
+def _no_constants(name: str):
+    raise AssertionError(f"{name} is not JSON")
+
+
+def test_too_few_rolls_to_settle_anything_reports_no_edge_rather_than_nan(capsys):
+    assert main(["simulate", "--bet", "pass", "--rolls", "1", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out, parse_constant=_no_constants)
+    assert report["bets"][0]["action"] in (0, 500)
+    assert report["bets"][0]["expected"] == pytest.approx(7 / 495)
