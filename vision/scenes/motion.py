@@ -186,8 +186,13 @@ def hand_pass(
     frames_out: int = 10,
     take_dice: bool = False,
     target: tuple[float, float] | None = None,
+    jitter: float = 1.5,
 ) -> list[SceneState]:
-    """A hand reaching in from the bottom edge, pausing, and leaving (with the dice if ``take_dice``)."""
+    """A hand reaching in from the bottom edge, pausing, and leaving (with the dice if ``take_dice``).
+
+    ``jitter``: how much the pausing hand trembles, in pixels (a hand laid
+    flat on the felt hardly moves at all).
+    """
     w, h = table.size
     if target is None:
         if state.dice:
@@ -203,10 +208,10 @@ def hand_pass(
         tip = start + (end - start) * _ease_out(np.array((k + 1) / frames_in))
         out.append(replace(state, dice=dice, hand=Hand(tuple(tip), angle), moving=True))
     for k in range(frames_hold):
-        jitter = rng.normal(0, 1.5, 2)  # a hand is never perfectly still
+        shake = rng.normal(0, jitter, 2)
         if take_dice and k == frames_hold // 2:
             dice = ()
-        out.append(replace(state, dice=dice, hand=Hand(tuple(end + jitter), angle), moving=True))
+        out.append(replace(state, dice=dice, hand=Hand(tuple(end + shake), angle), moving=True))
     for k in range(frames_out):
         tip = end + (start - end) * (1 - (1 - (k + 1) / frames_out) ** 2)
         out.append(replace(state, dice=dice, hand=Hand(tuple(tip), angle), moving=True))

@@ -82,7 +82,7 @@ def build(name: str, seed: int = 0, size: tuple[int, int] = (640, 480)) -> Scena
         sc.add(rest(sc.states[-1], 20))
     elif name == "hand_on_empty":
         sc.add(rest(empty, 10))
-        sc.add(hand_pass(rng, table, empty, frames_hold=25))
+        sc.add(hand_pass(rng, table, empty, frames_hold=25, jitter=0.0))  # laid flat on the felt
         sc.add(rest(empty, 20))
     elif name == "two_quick":
         sc.add(rest(empty, 10))

@@ -1,0 +1,172 @@
+"""The Picamera2 source's logic against a fake ``picamera2`` module (no real import)."""
+from __future__ import annotations
+
+import sys
+import types
+
+import numpy as np
+import pytest
+
+from vision.sources import HealthState, SourceUnavailable, open_source
+from vision.sources.picamera import Picamera2Source
+
+
+class FakeRequest:
+    def __init__(self, cam: "FakePicamera2") -> None:
+        self.cam, self.released = cam, False
+
+    def make_array(self, name: str) -> np.ndarray:
+        assert name == "main"
+        return self.cam.image.copy()
+
+    def get_metadata(self) -> dict:
+        return {"SensorTimestamp": 123, "ExposureTime": 8000, "AnalogueGain": 2.5, "ColourGains": (1.6, 1.9), "Lux": 300}
+
+    def release(self) -> None:
+        self.released = True
+
+
+class FakePicamera2:
+    """Just enough of Picamera2 to record how the source drives it."""
+
+    instances: list["FakePicamera2"] = []
+    flush_supported = True
+    fail_capture = False
+
+    def __init__(self, camera_num: int = 0) -> None:
+        self.camera_num = camera_num
+        self.calls: list = []
+        self.controls: list[dict] = []
+        self.requests: list[FakeRequest] = []
+        self.image = np.random.default_rng(0).integers(100, 200, (480, 640, 3), dtype=np.uint8)
+        FakePicamera2.instances.append(self)
+
+    def create_still_configuration(self, main=None, buffer_count=1, controls=None):
+        self.calls.append(("still_config", dict(main), buffer_count, dict(controls or {})))
+        return {"main": main, "controls": controls}
+
+    def configure(self, config) -> None:
+        self.calls.append("configure")
+
+    def start(self) -> None:
+        self.calls.append("start")
+
+    def set_controls(self, controls: dict) -> None:
+        self.controls.append(dict(controls))
+
+    def capture_request(self, **kwargs):
+        if kwargs and not self.flush_supported:
+            raise TypeError("capture_request() got an unexpected keyword argument 'flush'")
+        if self.fail_capture:
+            raise RuntimeError("Camera frontend has timed out!")
+        self.calls.append(("capture_request", kwargs))
+        self.requests.append(FakeRequest(self))
+        return self.requests[-1]
+
+    def stop(self) -> None:
+        self.calls.append("stop")
+
+    def close(self) -> None:
+        self.calls.append("close")
+
+
+@pytest.fixture
+def fake_picamera2(monkeypatch):
+    module = types.ModuleType("picamera2")
+    module.Picamera2 = FakePicamera2
+    monkeypatch.setitem(sys.modules, "picamera2", module)
+    FakePicamera2.instances = []
+    FakePicamera2.flush_supported = True
+    FakePicamera2.fail_capture = False
+    return FakePicamera2
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_configures_rgb888_stills_at_a_fixed_frame_rate(fake_picamera2):
+    src = Picamera2Source(camera_num=1, size=(640, 480), fps=30)
+    cam = fake_picamera2.instances[0]
+    assert cam.camera_num == 1
+    kind, main, buffers, controls = cam.calls[0]
+    assert kind == "still_config" and main == {"format": "RGB888", "size": (640, 480)}
+    assert controls == {"FrameDurationLimits": (33333, 33333)}
+    assert cam.calls[1:] == ["configure", "start"]
+    assert src.health.state is HealthState.OK
+
+
+def test_each_read_asks_for_a_fresh_frame_and_releases_the_request(fake_picamera2):
+    src = Picamera2Source()
+    cam = fake_picamera2.instances[0]
+    frames = [src.read() for _ in range(3)]
+    assert [c for c in cam.calls if isinstance(c, tuple) and c[0] == "capture_request"] == [("capture_request", {"flush": True})] * 3
+    assert all(r.released for r in cam.requests)
+    assert [f.index for f in frames] == [0, 1, 2]
+    assert np.array_equal(frames[0].image, cam.image)  # RGB888 arrays are already BGR: no conversion
+    assert frames[0].meta["SensorTimestamp"] == 123
+
+
+def test_locks_exposure_and_white_balance_once_lit_and_settled(fake_picamera2):
+    clock = Clock()
+    src = Picamera2Source(settle_s=1.0, clock=clock)
+    cam = fake_picamera2.instances[0]
+    src.read()
+    assert cam.controls == [] and src.locked is None  # too early: exposure still converging
+    clock.now += 1.5
+    src.read()
+    assert cam.controls == [{"AeEnable": False, "AwbEnable": False, "ExposureTime": 8000, "AnalogueGain": 2.5, "ColourGains": (1.6, 1.9)}]
+    src.read()
+    assert len(cam.controls) == 1  # locked once, not on every frame
+
+
+def test_does_not_lock_while_the_table_is_dark(fake_picamera2):
+    clock = Clock()
+    src = Picamera2Source(settle_s=0.5, min_level=40, clock=clock)
+    cam = fake_picamera2.instances[0]
+    cam.image = np.random.default_rng(1).integers(0, 20, (480, 640, 3), dtype=np.uint8)
+    clock.now += 5
+    src.read()
+    assert cam.controls == []
+    cam.image = np.random.default_rng(2).integers(90, 160, (480, 640, 3), dtype=np.uint8)  # lights on
+    src.read()
+    assert cam.controls and cam.controls[0]["AeEnable"] is False
+
+
+def test_older_picamera2_without_flush_drops_one_frame_instead(fake_picamera2):
+    fake_picamera2.flush_supported = False
+    src = Picamera2Source()
+    cam = fake_picamera2.instances[0]
+    src.read()
+    src.read()
+    captures = [c for c in cam.calls if isinstance(c, tuple) and c[0] == "capture_request"]
+    assert captures == [("capture_request", {})] * 4  # one dropped, one kept, per read
+    assert all(r.released for r in cam.requests)
+
+
+def test_close_stops_and_closes_the_camera(fake_picamera2):
+    with Picamera2Source() as src:
+        cam = fake_picamera2.instances[0]
+    assert cam.calls[-2:] == ["stop", "close"]
+    assert src.health.state is HealthState.CLOSED
+    with pytest.raises(SourceUnavailable):
+        src.read()
+
+
+def test_a_camera_that_times_out_is_reported_and_reopened(fake_picamera2):
+    src = open_source({"type": "picamera2", "settle_s": 0, "backoff": {"initial": 0.0}})
+    assert src.read().index == 0
+    fake_picamera2.fail_capture = True
+    with pytest.raises(SourceUnavailable, match="timed out"):
+        src.read()
+    assert src.health.state is HealthState.LOST and "timed out" in src.health.detail
+    first = fake_picamera2.instances[0]
+    assert first.calls[-2:] == ["stop", "close"]  # the dead camera was released
+    fake_picamera2.fail_capture = False
+    assert src.read().index == 1
+    assert len(fake_picamera2.instances) == 2 and src.health.state is HealthState.OK
+    src.close()

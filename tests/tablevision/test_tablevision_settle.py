@@ -1,0 +1,164 @@
+"""Settle detection on generated sequences whose truth is known frame by frame."""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.scenes.scenarios import SCENARIOS, build
+from vision.settle import SettleConfig, SettleDetector, Settled, Unsettled
+from vision.sources.base import Frame
+
+SIZE = (320, 240)  # small frames keep the suite fast; the benchmark runs 640x480
+
+
+@lru_cache(maxsize=None)
+def filmed(name: str, seed: int):
+    sc = build(name, seed, SIZE)
+    return sc, tuple(sc.frames())
+
+
+def run(name: str, seed: int, **config):
+    sc, frames = filmed(name, seed)
+    cfg = SettleConfig(mode="cage" if name == "cage" else "rail", die_size_px=sc.table.die_size, **config)
+    det = SettleDetector(cfg, landing_mask=sc.table.landing, empty=sc.table.background)
+    events = [e for e in map(det.feed, frames) if e is not None]
+    return sc, frames, det, events
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("name", [n for n in SCENARIOS if n != "never_settles"])
+def test_exactly_one_still_frame_per_roll_never_a_moving_one(name, seed):
+    sc, frames, det, events = run(name, seed)
+    settled = [e for e in events if isinstance(e, Settled)]
+    assert not [e for e in events if isinstance(e, Unsettled)]
+    assert len(settled) == len(sc.rests), f"{name}: rolls at rest from {sc.rests}, handed out {[e.frame.index for e in settled]}"
+    still_frames = det.config.frames(det.config.still_s)
+    for event, rest, values in zip(settled, sc.rests, sc.values):
+        truth = frames[event.frame.index].meta
+        assert not truth["moving"], f"frame {event.frame.index} handed out while something moved"
+        assert event.frame.index >= rest
+        assert sorted(truth["values"]) == sorted(values)
+        assert event.frame.index - rest <= still_frames + 2, "handed out later than needed"
+        assert event.rest_index <= event.frame.index
+    assert [e.roll for e in settled] == list(range(1, len(settled) + 1))
+
+
+def test_a_roll_that_never_settles_is_reported_once_and_never_handed_out():
+    sc, frames, det, events = run("never_settles", 0, timeout_s=5.0)
+    assert [type(e) for e in events] == [Unsettled]
+    event = events[0]
+    assert event.frame.index - event.since_index == det.config.frames(5.0)
+    assert "no rest" in event.reason
+
+
+def test_bumped_dice_hand_a_single_frame_showing_where_they_stopped():
+    sc, frames, det, events = run("bump_before", 0)
+    (event,) = events
+    # The bump ends at sc.rests[0]; any frame before it shows the die elsewhere.
+    assert event.frame.index >= sc.rests[0]
+
+
+def test_hand_resting_on_the_empty_table_is_not_a_roll():
+    sc, frames, det, events = run("hand_on_empty", 1)
+    assert events == [] and det.armed  # still waiting for the throw
+
+
+def test_longer_still_period_adds_exactly_that_delay():
+    _, _, _, short = run("roll", 0, still_s=0.2)
+    _, _, _, long = run("roll", 0, still_s=0.5)
+    assert long[0].frame.index - short[0].frame.index == 15 - 6
+    assert long[0].rest_index == short[0].rest_index
+
+
+# --- synthetic streams for single behaviours ---------------------------------------------
+
+
+def felt(rng: np.random.Generator, size=(160, 120)) -> np.ndarray:
+    w, h = size
+    img = np.empty((h, w, 3), np.uint8)
+    img[:] = (50, 120, 30)
+    return cv2.add(img, rng.normal(0, 3, (h, w, 3)).astype(np.int16), dtype=cv2.CV_8U)
+
+
+def with_die(base: np.ndarray, x: float, y: float, side: int = 14) -> np.ndarray:
+    """A red square at a sub-pixel position, edges blended as a camera would see them."""
+    m = np.float32([[1, 0, x], [0, 1, y]])
+    h, w = base.shape[:2]
+    alpha = cv2.warpAffine(np.ones((side, side), np.float32), m, (w, h))[:, :, None]
+    red = np.array((40, 30, 200), np.float32)
+    return (base.astype(np.float32) * (1 - alpha) + red * alpha).round().astype(np.uint8)
+
+
+def stream(images):
+    return [Frame(im, i / 30, i) for i, im in enumerate(images)]
+
+
+def test_a_die_creeping_slowly_is_not_taken_for_still():
+    rng = np.random.default_rng(0)
+    base = felt(rng)
+    # An eighth of a pixel per frame (4 px/s): too little between two frames to count as
+    # motion, but half a pixel within the still period.
+    creep = [with_die(base, 40 + k / 8, 50) for k in range(96)]
+    rest = [with_die(base, 52, 50)] * 20
+    images = [base] * 10 + creep + rest
+    images = [cv2.add(im, rng.normal(0, 2, im.shape).astype(np.int16), dtype=cv2.CV_8U) for im in images]
+    det = SettleDetector(SettleConfig(die_size_px=14), empty=base)
+    events = [e for e in map(det.feed, stream(images)) if e]
+    assert len(events) == 1 and isinstance(events[0], Settled)
+    assert events[0].frame.index >= 10 + 96  # only once the creeping has stopped
+
+
+def test_sensor_noise_alone_is_never_motion():
+    rng = np.random.default_rng(1)
+    base = felt(rng)
+    det = SettleDetector(SettleConfig(die_size_px=14), empty=base)
+    det.arm()
+    for frame in stream([cv2.add(base, rng.normal(0, 4, base.shape).astype(np.int16), dtype=cv2.CV_8U) for _ in range(60)]):
+        assert det.feed(frame) is None
+        assert det.state != "moving"
+
+
+def test_the_cage_waits_for_a_spin_or_the_controllers_arm():
+    rng = np.random.default_rng(2)
+    base = felt(rng)
+    a, b, c = with_die(base, 30, 30), with_die(base, 90, 60), with_die(base, 50, 80)
+    shake = [with_die(base, 30 + 7 * (k % 5), 30 + 5 * (k % 3)) for k in range(12)]  # 0.4 s of motion: no spin
+    det = SettleDetector(SettleConfig(mode="cage", spin_s=1.0, die_size_px=14))
+    assert [e for e in map(det.feed, stream([a] * 10 + shake + [b] * 20)) if e] == []
+    det.arm()  # the controller started the motor
+    events = [e for e in map(det.feed, stream(shake + [c] * 20)) if e]
+    assert [type(e) for e in events] == [Settled]
+    spin = [with_die(base, 20 + (5 * k) % 80, 40) for k in range(40)]  # 1.3 s of motion: a spin
+    events = [e for e in map(det.feed, stream(spin + [b] * 20)) if e]
+    assert [type(e) for e in events] == [Settled]
+    assert events[0].roll == 2
+
+
+def test_disarmed_detector_hands_out_nothing():
+    sc, frames = filmed("roll", 0)
+    det = SettleDetector(SettleConfig(die_size_px=sc.table.die_size), landing_mask=sc.table.landing, empty=sc.table.background)
+    events = []
+    for frame in frames:
+        det.disarm()
+        events.append(det.feed(frame))
+    assert not any(events)
+
+
+def test_frame_size_change_starts_over_without_failing():
+    rng = np.random.default_rng(3)
+    small, big = felt(rng, (160, 120)), felt(rng, (320, 240))
+    det = SettleDetector(SettleConfig(die_size_px=14))
+    for i, im in enumerate([small] * 5 + [big] * 5):
+        det.feed(Frame(im, i / 30, i))
+    assert det.state in ("armed", "waiting")
+
+
+def test_plain_arrays_are_accepted_and_bad_modes_refused():
+    rng = np.random.default_rng(4)
+    det = SettleDetector(SettleConfig(die_size_px=14))
+    assert det.feed(felt(rng)) is None
+    with pytest.raises(ValueError):
+        SettleDetector(SettleConfig(mode="table"))  # type: ignore[arg-type]

@@ -1,0 +1,339 @@
+"""Frame sources on files made here: folder, video, generated, and the retry wrapper."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.sources import (
+    BrokenFrame,
+    EndOfStream,
+    FolderSource,
+    Frame,
+    FrameSource,
+    GeneratedSource,
+    HealthState,
+    OpenCVSource,
+    RetryingSource,
+    SourceUnavailable,
+    check_image,
+    open_source,
+    parse_spec,
+)
+from vision.sources.retry import Backoff
+
+
+def square_x(image: np.ndarray) -> int:
+    """Where the bright square of conftest.textured() starts (its left edge)."""
+    cols = np.nonzero((image[22:30] > 180).all(axis=2).any(axis=0))[0]
+    return int(cols[0])
+
+
+# --- folder -------------------------------------------------------------------
+
+
+def test_folder_plays_in_natural_order_and_reports_the_corrupt_file(image_folder: Path):
+    src = FolderSource(image_folder, fps=10)
+    got, broken = [], []
+    while True:
+        try:
+            got.append(src.read())
+        except BrokenFrame as exc:
+            broken.append(str(exc))
+            assert src.health.state is HealthState.DEGRADED
+        except EndOfStream:
+            break
+    assert [f.meta["file"] for f in got] == ["frame_1.png", "frame_2.png", "frame_4.jpg", "frame_10.png"]
+    assert [square_x(f.image) for f in got] == [10, 20, 40, 100]
+    assert len(broken) == 1 and "frame_3.png" in broken[0]
+    assert [f.index for f in got] == [0, 1, 2, 3]
+    assert got[-1].timestamp == pytest.approx(4 / 10)  # fifth image of the folder at 10 fps
+    assert src.health.state is HealthState.ENDED
+
+
+def test_folder_iteration_skips_broken_frames_and_stops_at_the_end(image_folder: Path):
+    assert len(list(FolderSource(image_folder))) == 4
+
+
+def test_folder_follows_frames_csv_order_and_timestamps(tmp_path: Path, make_frame):
+    for i in range(3):
+        cv2.imwrite(str(tmp_path / f"f{i}.png"), make_frame(i))
+    (tmp_path / "frames.csv").write_text("file,index,timestamp\nf2.png,0,100.5\nf0.png,1,100.6\nf1.png,2,100.75\n")
+    frames = list(FolderSource(tmp_path))
+    assert [f.meta["file"] for f in frames] == ["f2.png", "f0.png", "f1.png"]
+    assert [f.timestamp for f in frames] == [100.5, 100.6, 100.75]
+
+
+def test_folder_loops_with_increasing_timestamps(tmp_path: Path, make_frame):
+    for i in range(2):
+        cv2.imwrite(str(tmp_path / f"f{i}.png"), make_frame(i))
+    src = FolderSource(tmp_path, fps=10, loop=True)
+    frames = [src.read() for _ in range(5)]
+    assert [square_x(f.image) for f in frames] == [0, 10, 0, 10, 0]
+    stamps = [f.timestamp for f in frames]
+    assert stamps == sorted(stamps) and len(set(stamps)) == 5
+
+
+def test_missing_or_empty_folder_is_unavailable(tmp_path: Path):
+    with pytest.raises(SourceUnavailable, match="no such folder"):
+        FolderSource(tmp_path / "nope")
+    with pytest.raises(SourceUnavailable, match="no images"):
+        FolderSource(tmp_path)
+
+
+# --- video file ----------------------------------------------------------------
+
+
+def test_video_file_gives_every_frame_then_ends(video_file: Path):
+    with OpenCVSource(str(video_file)) as src:
+        frames = list(src)
+        assert src.health.state is HealthState.ENDED
+    assert len(frames) == 12
+    assert [square_x(f.image) for f in frames] == [10 * i for i in range(12)]
+    assert [f.timestamp for f in frames] == pytest.approx([i / 10 for i in range(12)])
+    assert all(f.image.shape == (120, 160, 3) for f in frames)
+
+
+def test_video_file_loops(video_file: Path):
+    src = OpenCVSource(str(video_file), loop=True)
+    frames = [src.read() for _ in range(15)]
+    assert square_x(frames[12].image) == 0
+    assert frames[12].timestamp == pytest.approx(1.2)
+    src.close()
+    with pytest.raises(SourceUnavailable):
+        src.read()
+
+
+def test_video_that_is_not_a_video_is_unavailable(tmp_path: Path):
+    bad = tmp_path / "broken.avi"
+    bad.write_bytes(b"RIFF....AVI garbage")
+    with pytest.raises(SourceUnavailable):
+        OpenCVSource(str(bad))
+    with pytest.raises(SourceUnavailable, match="no such video"):
+        OpenCVSource(str(tmp_path / "absent.mp4"))
+
+
+# --- checking frames --------------------------------------------------------------
+
+
+def test_check_image_accepts_bgr_grey_and_bgra():
+    img = np.random.default_rng(0).integers(0, 255, (40, 50, 3), dtype=np.uint8)
+    assert check_image(img) is img
+    assert check_image(img[:, :, 0]).shape == (40, 50, 3)
+    assert check_image(np.dstack([img, img[:, :, :1]])).shape == (40, 50, 3)
+
+
+@pytest.mark.parametrize(
+    "bad, why",
+    [
+        (None, "no image"),
+        (np.zeros((40, 50, 3), np.float32), "uint8"),
+        (np.zeros((40, 50, 2), np.uint8), "shape"),
+        (np.zeros((8, 8, 3), np.uint8), "too small"),
+        (np.full((40, 50, 3), 7, np.uint8), "uniform"),
+    ],
+)
+def test_check_image_refuses_broken_frames(bad, why):
+    with pytest.raises(BrokenFrame, match=why):
+        check_image(bad)
+
+
+# --- retrying a camera that fails and comes back -------------------------------------
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.sleeps: list[float] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.now += seconds
+
+
+class FlakyCamera(FrameSource):
+    """Delivers frames according to a script shared by every instance ('ok', 'broken', 'lost')."""
+
+    opened = 0
+
+    def __init__(self, script: list[str], image: np.ndarray) -> None:
+        super().__init__()
+        FlakyCamera.opened += 1
+        self.script, self.image = script, image
+
+    def read(self) -> Frame:
+        step = self.script.pop(0) if self.script else "ok"
+        if step == "broken":
+            check_image(np.zeros((40, 40, 3), np.uint8))
+        if step == "lost":
+            raise OSError("device disconnected")
+        return Frame(self.image, 0.0, 99)
+
+
+def test_retrying_source_survives_a_camera_that_fails_to_open_then_comes_back(make_frame):
+    clock = FakeClock()
+    attempts = {"n": 0}
+
+    def opener():
+        attempts["n"] += 1
+        if attempts["n"] <= 3:
+            raise SourceUnavailable("no camera on /dev/video0")
+        return FlakyCamera([], make_frame(1))
+
+    src = RetryingSource(opener, backoff=Backoff(initial=0.5, factor=2, maximum=10), max_block_s=5, clock=clock, sleep=clock.sleep)
+    failures = 0
+    while True:
+        try:
+            frame = src.read()
+            break
+        except SourceUnavailable:
+            failures += 1
+            assert src.health.state is HealthState.LOST and not src.health.ok
+    assert failures == 3 and attempts["n"] == 4
+    assert clock.sleeps == [0.5, 1.0, 2.0]  # the backoff doubles between attempts
+    assert frame.index == 0 and src.health.state is HealthState.OK and src.health.ok
+
+
+def test_retrying_source_never_blocks_longer_than_max_block(make_frame):
+    clock = FakeClock()
+
+    def opener():
+        raise SourceUnavailable("gone")
+
+    src = RetryingSource(opener, backoff=Backoff(initial=30, maximum=30), max_block_s=1.0, clock=clock, sleep=clock.sleep)
+    for _ in range(4):
+        with pytest.raises(SourceUnavailable):
+            src.read()
+    assert max(clock.sleeps) <= 1.0
+    assert src.health.failures == 1  # only one real attempt so far: the others were waits
+
+
+def test_retrying_source_reopens_after_a_loss_and_keeps_counting(make_frame):
+    clock = FakeClock()
+    FlakyCamera.opened = 0
+    script = ["ok", "ok", "lost", "ok"]
+    src = RetryingSource(lambda: FlakyCamera(script, make_frame(2)), clock=clock, sleep=clock.sleep)
+    indices = []
+    for _ in range(5):
+        try:
+            indices.append(src.read().index)
+        except SourceUnavailable as exc:
+            assert "device disconnected" in str(exc)
+            assert src.health.state is HealthState.LOST
+    assert indices == [0, 1, 2, 3] and FlakyCamera.opened == 2
+
+
+def test_retrying_source_reports_broken_frames_and_reopens_after_a_burst(make_frame):
+    clock = FakeClock()
+    FlakyCamera.opened = 0
+    script = ["ok", "broken", "ok", "broken", "broken", "broken", "ok"]
+    src = RetryingSource(lambda: FlakyCamera(script, make_frame(3)), max_broken=3, clock=clock, sleep=clock.sleep)
+    outcomes = []
+    for _ in range(8):
+        try:
+            src.read()
+            outcomes.append("ok")
+        except BrokenFrame:
+            outcomes.append("broken")
+            assert src.health.state is HealthState.DEGRADED and src.health.ok
+        except SourceUnavailable:
+            outcomes.append("lost")
+    assert outcomes == ["ok", "broken", "ok", "broken", "broken", "lost", "ok", "ok"]
+    assert FlakyCamera.opened == 2
+
+
+# --- the factory -------------------------------------------------------------------------
+
+
+def test_parse_spec_understands_every_form(tmp_path: Path, video_file: Path):
+    assert parse_spec("picamera2") == {"type": "picamera2", "camera_num": 0}
+    assert parse_spec("picamera2:1") == {"type": "picamera2", "camera_num": 1}
+    assert parse_spec("usb:2") == {"type": "usb", "target": 2}
+    assert parse_spec("0") == {"type": "usb", "target": 0}
+    assert parse_spec("/dev/video3") == {"type": "usb", "target": "/dev/video3"}
+    assert parse_spec(str(tmp_path)) == {"type": "folder", "path": str(tmp_path)}
+    assert parse_spec(str(video_file)) == {"type": "video", "path": str(video_file)}
+    assert parse_spec("generated:seed=3,game=hazard,realtime=false") == {"type": "generated", "seed": 3, "game": "hazard", "realtime": False}
+    assert parse_spec({"type": "folder", "path": "x", "loop": True}) == {"type": "folder", "path": "x", "loop": True}
+
+
+@pytest.mark.parametrize("spec", ["", "nonsense-here", {"type": "webcam"}, "generated:seed"])
+def test_parse_spec_refuses_what_names_nothing(spec):
+    with pytest.raises(ValueError):
+        parse_spec(spec)
+
+
+def test_open_source_opens_files_and_wraps_live_cameras(image_folder: Path, video_file: Path):
+    assert isinstance(open_source(f"folder:{image_folder}"), FolderSource)
+    with open_source({"type": "video", "path": str(video_file), "loop": True}) as src:
+        assert isinstance(src, OpenCVSource) and src.loop
+    live = open_source("usb:63")
+    assert isinstance(live, RetryingSource)  # no camera 63 here: retried, not fatal
+    with pytest.raises(SourceUnavailable):
+        live.read()
+    assert live.health.state is HealthState.LOST
+    live.close()
+
+
+def test_open_source_of_a_missing_picamera2_is_unavailable_not_an_import_error(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "picamera2", None)  # makes `import picamera2` fail
+    with pytest.raises(SourceUnavailable, match="Picamera2 is not installed"):
+        open_source("picamera2", retry=False)
+
+
+# --- the generated camera --------------------------------------------------------------
+
+
+def test_generated_source_shows_the_thrown_values_at_rest_then_an_empty_table():
+    src = GeneratedSource(seed=5, size=(320, 240), rest_s=0.5)
+    idle = src.read()
+    assert idle.meta["values"] == () and idle.meta["throw"] == 0
+    assert src.throw([6, 2]) == 1
+    frames = []
+    while src.pending:
+        frames.append(src.read())
+    moving = [f.meta["moving"] for f in frames]
+    assert moving[0] and not all(moving)
+    first_rest = moving.index(False)
+    assert all(m for m in moving[:first_rest])
+    hand = moving.index(True, first_rest)  # the dealer's hand comes for the dice
+    resting = frames[first_rest:hand]
+    assert len(resting) >= 15 and all(f.meta["values"] == (6, 2) for f in resting)
+    assert frames[-1].meta["values"] == ()  # the dealer took the dice
+    assert src.read().meta["values"] == ()
+    assert [f.index for f in frames] == list(range(1, len(frames) + 1))
+
+
+def test_generated_source_is_deterministic_for_a_seed():
+    def film(seed: int) -> list[np.ndarray]:
+        src = GeneratedSource(seed=seed, size=(160, 120))
+        src.throw([3, 4])
+        return [src.read().image for _ in range(20)]
+
+    a, b, c = film(1), film(1), film(2)
+    assert all(np.array_equal(x, y) for x, y in zip(a, b))
+    assert not all(np.array_equal(x, y) for x, y in zip(a, c))
+
+
+def test_generated_hazard_keeps_its_dice_in_the_cage_between_spins():
+    src = GeneratedSource(seed=2, game="craps", size=(320, 240), rest_s=0.3)
+    src.throw([1, 2, 3], game="hazard")
+    while src.pending:
+        last = src.read()
+    assert sorted(last.meta["values"]) == [1, 2, 3] and last.meta["game"] == "hazard"
+    assert sorted(src.read().meta["values"]) == [1, 2, 3]
+
+
+@pytest.mark.parametrize("values, game", [([1, 2, 3], "craps"), ([0, 4], "craps"), ([7, 1], "bang"), ([1, 2], "hazard"), ([1, 2], "poker")])
+def test_generated_source_refuses_impossible_throws(values, game):
+    src = GeneratedSource(seed=0, size=(160, 120))
+    with pytest.raises(ValueError):
+        src.throw(values, game=game)
+    assert src.pending == 0
