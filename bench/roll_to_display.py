@@ -1,0 +1,175 @@
+"""Roll-to-display latency: from the frame in which the dice come to rest to the display's acknowledgement.
+
+On the stand-ins, at 30 frames per second: generated scenes (pre-rendered,
+then delivered at the camera's pace, each frame stamped when it is
+"captured"), the real settle detector, the real dice reader, the frame saved
+to disk, the journal (SQLite, WAL, synchronous=FULL, in a temporary state
+directory), the table step, and the display stand-in acknowledging over the
+real serial link on a pseudo-terminal.
+
+The rest frame is the ground truth: the first frame of the throw after which
+the generated dice no longer move. The breakdown per roll:
+
+- settle: rest frame -> the still frame the detector hands out (the detector's
+  ``still_s`` of frames without motion, by design);
+- read: the reader's time on that frame (``DiceRead.ms``);
+- save: writing the still frame (JPEG) that the journal names;
+- journal + step: the input row, the table's step, the effect rows, the redraw;
+- display: ``DisplayLink.show`` to the stand-in's acknowledgement.
+
+Usage::
+
+    .venv/bin/python bench/roll_to_display.py [--rolls 20] [--game craps] [--json]
+
+Rendering happens before the timed part (a camera renders nothing), so the
+figures do not depend on how fast scenes are generated.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from controller.app import TableController, display_state
+from controller.camera import ReadPipeline
+from controller.journal import Journal
+from controller.rules import TableConfig
+from controller.table import JournaledTable, Phase
+from hardware.display import DisplayLink, start_standin
+from hardware.gpio import ManualClock, build_devices
+from vision.sources import GeneratedSource
+
+FPS = 30.0
+
+
+def _rest_index(frames) -> int:
+    """Index (in ``frames``) of the first frame of the final rest before the dice are taken away."""
+    moving = [bool(f.meta["moving"]) for f in frames]
+    first_still = None
+    for i, m in enumerate(moving):
+        if not m and first_still is None and any(moving[:i]):
+            first_still = i
+        elif m and first_still is not None:
+            break
+    if first_still is None:
+        raise RuntimeError("the generated throw never came to rest")
+    return first_still
+
+
+def measure(game: str, rolls: int, seed: int) -> list[dict[str, float | str]]:
+    from gpiozero.pins.mock import MockFactory
+
+    state_dir = Path(tempfile.mkdtemp(prefix="dicetable-bench-"))
+    factory = MockFactory()
+    devices = build_devices(pin_factory=factory, clock=ManualClock())
+    standin = start_standin()
+    link = DisplayLink(standin.port).start()
+    journal = Journal.open(state_dir)
+    controller = TableController(JournaledTable.open(journal, game, TableConfig()), devices, link, spin_seconds=0.05)
+    controller.redraw()
+    camera = GeneratedSource(seed=seed, game=game, fps=FPS, rest_s=0.6)
+    pipeline = ReadPipeline(game, state_dir / "frames", fps=FPS)
+    rng = random.Random(seed)
+    rows = []
+    try:
+        # Let the link come up and the detector learn the empty table.
+        link.wait_acked(display_state(controller.state), timeout=5)
+        for _ in range(15):
+            pipeline.feed(camera.read())
+        for _ in range(rolls):
+            controller.submit({"event": "lock"})
+            if controller.state.phase is Phase.SPINNING:
+                controller.submit({"event": "spin_done"})
+            pipeline.arm()
+            values = [rng.randint(1, 6) for _ in range(controller.state.dice_count)]
+            camera.throw(values, game)
+            frames = []
+            while camera.pending:
+                frames.append(camera.read())
+            rest = _rest_index(frames)
+            start = time.monotonic()
+            stamps: list[float] = []
+            row = None
+            for k, frame in enumerate(frames):
+                due = start + k / FPS
+                delay = due - time.monotonic()
+                if delay > 0:
+                    time.sleep(delay)
+                stamps.append(time.monotonic())  # the frame is "captured" now
+                t_feed = time.monotonic()
+                event = pipeline.feed(frame)
+                if event is None or row is not None:
+                    continue
+                t_read_done = time.monotonic()
+                controller.submit(event)
+                t_submitted = time.monotonic()
+                acked = link.wait_acked(display_state(controller.state), timeout=5)
+                if acked is None:
+                    raise RuntimeError("the display never acknowledged the result")
+                read_ms = float(event.get("ms") or 0.0)
+                row = {
+                    "status": event["status"],
+                    "total_ms": (acked - stamps[rest]) * 1000,
+                    "settle_ms": (t_feed - stamps[rest]) * 1000,
+                    "read_ms": read_ms,
+                    "save_ms": max(0.0, (t_read_done - t_feed) * 1000 - read_ms),
+                    "journal_step_ms": (t_submitted - t_read_done) * 1000,
+                    "display_ms": (acked - t_submitted) * 1000,
+                }
+            if row is None:
+                raise RuntimeError("no still frame for a throw")
+            rows.append(row)
+            # Clear the table for the next roll whatever the read was.
+            while controller.state.phase is not Phase.BETTING:
+                if controller.state.phase is Phase.PENDING:
+                    controller.submit({"event": "manual", "dice": values})
+                else:
+                    controller.submit({"event": "void"})
+    finally:
+        link.stop()
+        standin.stop()
+        devices.close()
+        journal.close()
+        camera.close()
+    return rows
+
+
+def summarise(rows: list[dict]) -> dict[str, dict[str, float]]:
+    keys = ["total_ms", "settle_ms", "read_ms", "save_ms", "journal_step_ms", "display_ms"]
+    out = {}
+    for key in keys:
+        values = sorted(r[key] for r in rows)
+        p95 = values[min(len(values) - 1, int(round(0.95 * (len(values) - 1))))]
+        out[key] = {"median": statistics.median(values), "p95": p95, "max": values[-1]}
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--game", default="craps", choices=("craps", "hazard", "bang"))
+    parser.add_argument("--rolls", type=int, default=20)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    rows = measure(args.game, args.rolls, args.seed)
+    summary = summarise(rows)
+    statuses = {s: sum(1 for r in rows if r["status"] == s) for s in ("ok", "uncertain", "no_read")}
+    if args.json:
+        print(json.dumps({"game": args.game, "rolls": len(rows), "fps": FPS, "statuses": statuses, "summary": summary}))
+        return 0
+    print(f"roll-to-display on the stand-ins, {args.game}, {len(rows)} rolls at {FPS:g} fps; reads: {statuses}")
+    print(f"{'part':<16}{'median ms':>12}{'p95 ms':>10}{'max ms':>10}")
+    for key, figures in summary.items():
+        print(f"{key[:-3]:<16}{figures['median']:>12.1f}{figures['p95']:>10.1f}{figures['max']:>10.1f}")
+    target = summary["total_ms"]["median"] <= 300
+    print(f"target 300 ms: {'met' if target else 'NOT met'} (median)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
