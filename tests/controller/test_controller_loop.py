@@ -24,9 +24,15 @@ from hardware.gpio import ManualClock, PinMap, build_devices
 
 
 def test_demo_plays_every_game_end_to_end(tmp_path):
+    bets = tmp_path / "bets.jsonl"
+    bets.write_text('{"event": "bet", "seat": "H", "bet": "any_craps", "amount": 200}\n'
+                    'not a bet\n'
+                    '{"event": "bet", "game": "hazard", "seat": "H", "bet": "any_raffle", "amount": 100}\n')
     out = io.StringIO()
-    assert run_demo(load(None), rolls=1, seed=3, state_dir=str(tmp_path), out=out) == 0
+    assert run_demo(load(None), rolls=1, seed=3, state_dir=str(tmp_path), bets_file=str(bets), out=out) == 0
     text = out.getvalue()
+    assert "seat H any_craps $2.00" in text and "seat H any_raffle $1.00" in text
+    assert "refused malformed" in text
     for game in ("craps", "hazard", "bang"):
         assert f"== {game}" in text
         with Journal.open(tmp_path / game, readonly=True) as journal:
