@@ -258,7 +258,9 @@ def test_parse_spec_understands_every_form(tmp_path: Path, video_file: Path):
     assert parse_spec("/dev/video3") == {"type": "usb", "target": "/dev/video3"}
     assert parse_spec(str(tmp_path)) == {"type": "folder", "path": str(tmp_path)}
     assert parse_spec(str(video_file)) == {"type": "video", "path": str(video_file)}
-    assert parse_spec("generated:seed=3,game=hazard,realtime=false") == {"type": "generated", "seed": 3, "game": "hazard", "realtime": False}
+    assert parse_spec("generated:seed=3,game=hazard,realtime=false,size=320x240") == {
+        "type": "generated", "seed": 3, "game": "hazard", "realtime": False, "size": (320, 240)
+    }
     assert parse_spec({"type": "folder", "path": "x", "loop": True}) == {"type": "folder", "path": "x", "loop": True}
 
 

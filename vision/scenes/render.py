@@ -322,6 +322,7 @@ def render_scene(
     leaning: int | None = None,
     hand: bool = False,
     camera: Camera | None = None,
+    glare: float | None = None,
 ) -> tuple[np.ndarray, SceneLabel]:
     """One labelled still scene: dice at rest on a freshly drawn table.
 
@@ -345,7 +346,7 @@ def render_scene(
     if hand:
         h, w = table.background.shape[:2]
         state = replace(state, hand=Hand((rng.uniform(0.2, 0.8) * w, rng.uniform(0.4, 0.7) * h), -np.pi / 2 + rng.uniform(-0.5, 0.5)))
-    return renderer.render(state, glare=float(rng.choice([0.0, 0.0, 0.5, 0.9])))
+    return renderer.render(state, glare=float(rng.choice([0.0, 0.0, 0.5, 0.9])) if glare is None else glare)
 
 
 __all__ = [

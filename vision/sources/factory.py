@@ -6,7 +6,7 @@ Strings (as typed on a command line or in TOML)::
     usb:0  or  0         /dev/video0           a USB camera through OpenCV
     video:PATH  or an existing video file      a recorded video
     folder:PATH  or an existing directory      a folder of recorded images
-    generated            generated:seed=3,game=hazard,realtime=1
+    generated            generated:seed=3,game=hazard,size=320x240,realtime=1
 
 or a table, e.g. ``{"type": "folder", "path": "rec/", "loop": true}``; any
 other key of the table is passed to the source (``size``, ``fps``, ``seed``,
@@ -72,6 +72,9 @@ def parse_spec(spec: str | Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _scalar(text: str) -> Any:
+    width, x, height = text.partition("x")
+    if x and width.isdigit() and height.isdigit():
+        return (int(width), int(height))  # a frame size, 640x480
     for convert in (int, float):
         try:
             return convert(text)

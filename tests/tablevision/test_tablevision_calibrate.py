@@ -1,0 +1,141 @@
+"""Calibration on generated scenes, whose true landing area and die size are known."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.calibrate import (
+    CalibrationError,
+    calibrate,
+    calibration_from_table,
+    check_image,
+    hue_distance,
+    load_calibration,
+    load_empty_image,
+    save_calibration,
+)
+from vision.scenes.render import SceneRenderer, SceneState, place_dice
+from vision.scenes.table import make_table
+
+
+def table_frames(setting: str, seed: int, n_dice: int, touching: bool = False):
+    rng = np.random.default_rng(seed)
+    table = make_table(setting, rng, (640, 480))
+    renderer = SceneRenderer(table, rng)
+    empty = [renderer.render(SceneState())[0] for _ in range(3)]
+    dice = [
+        renderer.render(SceneState(dice=place_dice(rng, table, tuple(int(v) for v in rng.integers(1, 7, n_dice)), touching=touching)))[0]
+        for _ in range(3)
+    ]
+    return table, empty, dice
+
+
+def iou(a: np.ndarray, b: np.ndarray) -> float:
+    a, b = a > 0, b > 0
+    return float((a & b).sum() / (a | b).sum())
+
+
+@pytest.mark.parametrize("setting, seed, n", [("rail", 1, 2), ("rail", 6, 2), ("cage", 2, 3), ("cage", 9, 3)])
+def test_finds_the_landing_area_the_die_size_and_the_colours(setting, seed, n):
+    table, empty, dice = table_frames(setting, seed, n)
+    result = calibrate(empty, dice, expect=n)
+    cal = result.calibration
+    assert result.warnings == []
+    assert iou(cal.landing_mask, table.landing) > 0.93
+    assert cal.die_size_px == pytest.approx(table.die_size, rel=0.08)
+    assert [len(found) for found in result.dice] == [n, n, n]
+    assert len(cal.dice_hsv) == 1
+    assert hue_distance(cal.dice_hsv[0][0], 0) <= 10 and cal.dice_hsv[0][1] > 120  # saturated red
+    assert abs(int(cal.felt_hsv[0]) - 65) <= 15  # green felt
+
+
+def test_the_rail_is_outside_the_landing_area():
+    table, empty, dice = table_frames("rail", 3, 2)
+    mask = calibrate(empty, dice).calibration.landing_mask
+    assert not mask[: table.rail_y].any()
+    assert mask[table.rail_y + 20 :, 40:-40].all()
+
+
+def test_touching_dice_do_not_spoil_the_die_size_and_are_flagged():
+    table, empty, _ = table_frames("rail", 4, 2)
+    _, _, touching = table_frames("rail", 4, 2, touching=True)
+    _, _, apart = table_frames("rail", 4, 2)
+    result = calibrate(empty, touching + apart[:1])
+    assert result.calibration.die_size_px == pytest.approx(table.die_size, rel=0.08)
+    assert any(not blob.alone for blob in result.dice[0])
+
+
+def test_a_camera_aimed_at_nothing_like_felt_is_refused():
+    rng = np.random.default_rng(0)
+    noise = [rng.integers(0, 255, (120, 160, 3), dtype=np.uint8) for _ in range(2)]
+    with pytest.raises(CalibrationError, match="felt"):
+        calibrate(noise, noise)
+
+
+def test_no_dice_in_the_dice_frames_is_refused():
+    _, empty, _ = table_frames("rail", 5, 2)
+    with pytest.raises(CalibrationError, match="no dice"):
+        calibrate(empty, empty[:1])
+
+
+def test_frames_of_different_sizes_or_none_are_refused():
+    _, empty, dice = table_frames("rail", 5, 2)
+    with pytest.raises(CalibrationError, match="size"):
+        calibrate(empty, [d[:240, :320] for d in dice])
+    with pytest.raises(CalibrationError, match="no empty-table"):
+        calibrate([], dice)
+
+
+def test_a_moving_empty_table_and_a_wrong_dice_count_are_warned_about():
+    _, empty, dice = table_frames("rail", 7, 2)
+    disturbed = empty[:2] + [dice[0]]
+    result = calibrate(disturbed + empty, dice, expect=3)
+    assert any("found 2 dice, expected 3" in w for w in result.warnings)
+    result = calibrate([empty[0], dice[1]], dice)
+    assert any("differ" in w for w in result.warnings)
+
+
+def test_saved_calibration_loads_back_with_its_mask_and_empty_picture(tmp_path: Path):
+    table, empty, dice = table_frames("cage", 2, 3)
+    result = calibrate(empty, dice, expect=3)
+    path = save_calibration(result, tmp_path / "cal")
+    assert {p.name for p in path.parent.iterdir()} == {"calibration.toml", "landing_mask.png", "empty.png", "calibration_check.png"}
+    loaded = load_calibration(path)
+    assert np.array_equal(loaded.landing_mask, result.calibration.landing_mask)
+    assert loaded.die_size_px == result.calibration.die_size_px
+    assert loaded.dice_hsv == result.calibration.dice_hsv and loaded.felt_hsv == result.calibration.felt_hsv
+    assert np.array_equal(load_empty_image(path), result.empty)
+
+
+def test_check_image_outlines_the_area_and_darkens_outside():
+    table, empty, dice = table_frames("rail", 8, 2)
+    result = calibrate(empty, dice)
+    img = check_image(result)
+    assert img.shape == dice[0].shape
+    outside = result.calibration.landing_mask == 0
+    assert np.median(img[outside]) < np.median(dice[0][outside]) * 0.6
+    yellow = (img[:, :, 0] < 80) & (img[:, :, 1] > 200) & (img[:, :, 2] > 200)
+    assert yellow.sum() > 500  # the outline
+
+
+@pytest.mark.parametrize(
+    "table, key",
+    [
+        ({"die_size_px": -3}, "die_size_px"),
+        ({"dice_hsv": [[1, 2]]}, "dice_hsv"),
+        ({"felt_hsv": "green"}, "felt_hsv"),
+        ({"landing_mask": "missing.png"}, "landing_mask"),
+    ],
+)
+def test_bad_calibration_tables_name_the_key(tmp_path: Path, table, key):
+    with pytest.raises(CalibrationError, match=key):
+        calibration_from_table(table, tmp_path)
+
+
+def test_unreadable_calibration_file_is_a_clear_error(tmp_path: Path):
+    bad = tmp_path / "calibration.toml"
+    bad.write_text("[calibration\ndie_size_px = ")
+    with pytest.raises(CalibrationError, match="cannot read"):
+        load_calibration(bad)

@@ -1,0 +1,94 @@
+"""`dicetable record` and `dicetable calibrate` end to end on stand-in sources."""
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from controller.cli import main
+from vision.calibrate import load_calibration
+from vision.sources import FolderSource
+
+
+def rows(folder: Path) -> list[dict]:
+    with open(folder / "frames.csv", newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def test_record_a_generated_session_and_replay_it(tmp_path: Path, capsys):
+    out = tmp_path / "session"
+    assert main(["record", "--source", "generated:seed=4,size=320x240", "--out", str(out), "--throws", "1", "--seed", "9"]) == 0
+    assert "saved" in capsys.readouterr().out
+    recorded = rows(out)
+    assert len(recorded) > 40
+    assert [r["file"] for r in recorded] == sorted(p.name for p in out.glob("frame_*.png"))
+    stamps = [float(r["timestamp"]) for r in recorded]
+    assert stamps == sorted(stamps) and stamps[1] - stamps[0] == np.float64(1 / 30).round(6)
+    thrown = {r["values"] for r in recorded if r["moving"] == "0" and r["values"]}
+    assert len(thrown) == 1  # one throw, one set of values at rest
+    replay = list(FolderSource(out))
+    assert len(replay) == len(recorded)
+    assert [f.timestamp for f in replay] == stamps
+    first = cv2.imread(str(out / recorded[0]["file"]))
+    assert np.array_equal(replay[0].image, first)
+
+
+def test_record_stops_after_frames_and_keeps_one_in_n(tmp_path: Path):
+    out = tmp_path / "few"
+    assert main(["record", "--source", "generated:size=160x120", "--out", str(out), "--frames", "4", "--every", "3"]) == 0
+    assert [int(r["index"]) for r in rows(out)] == [0, 3, 6, 9]
+
+
+def test_record_from_a_folder_skips_the_corrupt_file(tmp_path: Path, image_folder: Path, capsys):
+    out = tmp_path / "copy"
+    assert main(["record", "--source", f"folder:{image_folder}", "--out", str(out), "--format", "jpg"]) == 0
+    assert len(rows(out)) == 4
+    assert "1 broken skipped" in capsys.readouterr().out
+
+
+def test_record_refuses_a_folder_in_use_and_a_bad_source(tmp_path: Path, capsys):
+    used = tmp_path / "used"
+    used.mkdir()
+    (used / "keep.txt").write_text("mine")
+    assert main(["record", "--source", "generated", "--out", str(used), "--frames", "1"]) == 2
+    assert (used / "keep.txt").read_text() == "mine" and not (used / "frames.csv").exists()
+    assert main(["record", "--source", "folder:/no/such/folder", "--out", str(tmp_path / "x"), "--frames", "1"]) == 2
+    assert "no such folder" in capsys.readouterr().err
+
+
+def test_calibrate_from_image_files(tmp_path: Path):
+    from vision.scenes.render import SceneRenderer, SceneState, place_dice
+    from vision.scenes.table import make_table
+
+    rng = np.random.default_rng(12)
+    table = make_table("rail", rng, (640, 480))
+    renderer = SceneRenderer(table, rng)
+    (tmp_path / "empty").mkdir()
+    for i in range(2):
+        cv2.imwrite(str(tmp_path / "empty" / f"e{i}.png"), renderer.render(SceneState())[0])
+    cv2.imwrite(str(tmp_path / "dice.png"), renderer.render(SceneState(dice=place_dice(rng, table, (2, 5))))[0])
+    out = tmp_path / "cal"
+    assert main(["calibrate", "--empty", str(tmp_path / "empty"), "--dice", str(tmp_path / "dice.png"), "--expect", "2", "--out", str(out)]) == 0
+    cal = load_calibration(out / "calibration.toml")
+    assert abs(cal.die_size_px - table.die_size) < 0.08 * table.die_size
+    assert (out / "calibration_check.png").exists()
+
+
+def test_calibrate_the_generated_hazard_cage_unattended(tmp_path: Path, capsys):
+    out = tmp_path / "cage"
+    assert main(["calibrate", "--source", "generated:seed=3", "--game", "hazard", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "warning" not in text
+    cal = load_calibration(out / "calibration.toml")
+    assert cal.die_size_px and cal.landing_mask is not None
+
+
+def test_calibrate_without_frames_or_with_bad_ones_fails_cleanly(tmp_path: Path, capsys):
+    assert main(["calibrate", "--out", str(tmp_path / "a")]) == 2
+    noise = tmp_path / "noise.png"
+    cv2.imwrite(str(noise), np.random.default_rng(0).integers(0, 255, (120, 160, 3), dtype=np.uint8))
+    assert main(["calibrate", "--empty", str(noise), "--dice", str(noise), "--out", str(tmp_path / "b")]) == 2
+    assert "felt" in capsys.readouterr().err
+    assert not (tmp_path / "b").exists()
