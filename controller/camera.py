@@ -15,6 +15,7 @@ thread for the service.
 from __future__ import annotations
 
 import logging
+import random
 import threading
 import time
 from datetime import datetime, timezone
@@ -28,7 +29,7 @@ from controller.config import Config
 from vision.model import Calibration, DiceRead
 from vision.reader import read_dice
 from vision.settle import SettleConfig, SettleDetector, Settled, Unsettled
-from vision.sources import BrokenFrame, EndOfStream, Frame, FrameSource, SourceUnavailable
+from vision.sources import BrokenFrame, EndOfStream, Frame, FrameSource, GeneratedSource, SourceUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -121,18 +122,32 @@ def source_spec(config: Config) -> dict[str, Any]:
 
 
 class CameraThread:
-    """Runs a :class:`ReadPipeline` on a live source and puts its read events on ``sink``."""
+    """Runs a :class:`ReadPipeline` on a live source and puts its read events on ``sink``.
 
-    def __init__(self, source: FrameSource, pipeline: ReadPipeline, sink: Callable[[dict[str, Any]], None]):
+    With the generated camera (``[camera] source = "scenes"``) nobody throws real dice, so
+    :meth:`expect_roll` also throws seeded random dice in the scene: a configured table can then be
+    played on a laptop from an event stream of bets and locks alone.
+    """
+
+    def __init__(self, source: FrameSource, pipeline: ReadPipeline, sink: Callable[[dict[str, Any]], None],
+                 *, seed: int = 0):
         self.source = source
         self.pipeline = pipeline
         self._sink = sink
+        self._dice = random.Random(seed)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="camera", daemon=True)
 
     def start(self) -> "CameraThread":
         self._thread.start()
         return self
+
+    def expect_roll(self) -> None:
+        """Bets are locked: arm the settle detector (and, in a generated scene, throw the dice)."""
+        self.pipeline.arm()
+        if isinstance(self.source, GeneratedSource):
+            values = [self._dice.randint(1, 6) for _ in range(self.pipeline.expect)]
+            self.source.throw(values, self.pipeline.game)
 
     def healthy(self) -> bool:
         return self.source.health.ok and self._thread.is_alive()
@@ -156,7 +171,11 @@ class CameraThread:
             except EndOfStream:
                 log.warning("camera: the recording has ended; no more rolls will be read")
                 return
-            event = self.pipeline.feed(frame)
+            try:
+                event = self.pipeline.feed(frame)
+            except Exception:  # noqa: BLE001 - one bad frame must not stop the camera
+                log.exception("camera: frame %d could not be processed", frame.index)
+                continue
             if event is not None:
                 self._sink(event)
 

@@ -27,8 +27,9 @@ log = logging.getLogger(__name__)
 
 
 def run_table(config: Config, *, events: IO[str] | None = None, resume: bool = False,
-              exit_at_end: bool = False, out: IO[str] = sys.stdout) -> int:
-    """Run the configured table; returns the exit status."""
+              exit_at_end: bool = False, out: IO[str] = sys.stdout, stop: threading.Event | None = None) -> int:
+    """Run the configured table until ``stop`` is set, a signal ends it, or (``exit_at_end``) the
+    event stream is played; returns the exit status."""
     notifier = Notifier()
     if threading.current_thread() is threading.main_thread():
         exit_on_signals()
@@ -54,10 +55,10 @@ def run_table(config: Config, *, events: IO[str] | None = None, resume: bool = F
 
             camera = start_camera(config, inputs.put)
             controller.listeners.append(
-                lambda event, step, before: camera.pipeline.arm() if expects_roll(before, step.state) else None)
+                lambda event, step, before: camera.expect_roll() if expects_roll(before, step.state) else None)
             if expects_roll(None, controller.state):
-                camera.pipeline.arm()  # recovered mid-roll: the dice are still to come
-        stop = threading.Event()
+                camera.expect_roll()  # recovered mid-roll: the dice are still to come
+        stop = stop or threading.Event()
         if events is not None:
             skip = table.replayed if resume else 0
             threading.Thread(target=read_events, args=(events, inputs), kwargs={"skip": skip, "end_with_none": exit_at_end},

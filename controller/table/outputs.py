@@ -87,6 +87,8 @@ def motor_should_spin(before: TableState | None, after: TableState) -> bool:
 
 
 def expects_roll(before: TableState | None, after: TableState) -> bool:
-    """The table has just started waiting for dice (bets locked, or a read voided for a rethrow)."""
-    waiting = (Phase.LOCKED, Phase.SPINNING)
-    return after.phase in waiting and (before is None or before.phase not in waiting)
+    """Dice are about to land: bets were just locked (Hazard: the cage has stopped), or a read was
+    voided for a rethrow. Not on cancelling a hand entry, which brings no new throw."""
+    if after.phase is not Phase.LOCKED:
+        return False
+    return before is None or before.phase not in (Phase.LOCKED, Phase.MANUAL)

@@ -145,3 +145,30 @@ def test_watchdog_is_pinged_only_while_healthy(tmp_path, monkeypatch, rig):
         stop.set()
         loop.join(timeout=2)
         server.close()
+
+
+def test_service_with_the_generated_camera_reads_a_roll_after_the_lock(tmp_path):
+    config_file = tmp_path / "table.toml"
+    config_file.write_text('[table]\nstate_dir = "state"\n[camera]\nsource = "scenes"\n[display]\nport = "none"\n')
+    stream = io.StringIO('{"event": "bet", "seat": "A", "bet": "field", "amount": 500}\n{"event": "lock"}\n')
+    stop = threading.Event()
+    out = io.StringIO()
+    runner = threading.Thread(target=run_table, args=(load(config_file),), kwargs={"events": stream, "out": out, "stop": stop})
+    runner.start()
+    try:
+        deadline = 60
+        read = None
+        import time
+
+        started = time.monotonic()
+        while read is None and time.monotonic() - started < deadline:
+            time.sleep(0.2)
+            if (tmp_path / "state" / "journal.sqlite3").exists():
+                with Journal.open(tmp_path / "state", readonly=True) as journal:
+                    read = next((e.event for e in journal.entries() if e.event["event"] == "read"), None)
+    finally:
+        stop.set()
+        runner.join(timeout=10)
+    assert read is not None, "the camera thread never handed a read to the table"
+    assert read["frame"] and (tmp_path / "state" / "frames" / read["frame"]).exists()
+    assert not runner.is_alive()
