@@ -19,7 +19,6 @@ from __future__ import annotations
 import logging
 import queue
 import threading
-import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
@@ -182,16 +181,6 @@ def serve(
         if status != last_status:
             notifier.status(status)
             last_status = status
-
-
-def wait_for(predicate: Callable[[], bool], timeout: float, step: float = 0.005) -> bool:
-    """Poll ``predicate`` until true or ``timeout`` seconds pass."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(step)
-    return True
 
 
 def read_events(stream: Any, inputs: "queue.Queue[Mapping[str, Any] | None]", *, skip: int = 0,

@@ -123,10 +123,6 @@ def _positive_int(v: Any) -> str | None:
     return None if _is_int(v) and v > 0 else f"must be a positive whole number (got {v!r})"
 
 
-def _non_negative_number(v: Any) -> str | None:
-    return None if _is_number(v) and v >= 0 else f"must be a number >= 0 (got {v!r})"
-
-
 def _positive_number(v: Any) -> str | None:
     return None if _is_number(v) and v > 0 else f"must be a number > 0 (got {v!r})"
 

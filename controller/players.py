@@ -124,6 +124,7 @@ class Players:
         if state.phase is not Phase.BETTING:
             return []
         out: list[dict[str, Any]] = []
-        for seat, strategy in zip(self.seats, STRATEGIES[self.game]):
+        # A table with fewer seats than strategies seats fewer players.
+        for seat, strategy in zip(self.seats, STRATEGIES[self.game], strict=False):
             out.extend(strategy(state, seat, self.rng))
         return out

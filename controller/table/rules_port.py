@@ -55,6 +55,3 @@ def shooter(state: Any) -> str | None:
     value = getattr(state, "shooter", None)
     return str(value) if value is not None else None
 
-
-def open_bets(state: Any) -> tuple[Any, ...]:
-    return rules.open_bets(state)

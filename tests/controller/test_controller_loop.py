@@ -6,7 +6,6 @@ import json
 import queue
 import socket
 import threading
-from pathlib import Path
 
 import pytest
 from gpiozero.pins.mock import MockFactory
