@@ -121,13 +121,21 @@ class SettleDetector:
     # --- control from the table ------------------------------------------------
 
     def arm(self) -> None:
-        """A roll is expected (bets locked): the next dice to come to rest after motion are handed out."""
-        if not self.armed:
-            log.debug("armed by the controller")
+        """A roll is expected (bets locked): the next dice to come to rest after motion are handed out.
+
+        Arming an armed detector changes nothing. Motion that began before the
+        call and has not come to rest yet counts for this roll: the table may
+        learn of a throw (or of the cage's motor stopping) a moment after the
+        dice started moving.
+        """
+        if self.armed:
+            return
         self.armed = True
-        self._motion_since_arm = False
         self._timed_out = False
-        self._motion_start = None
+        unsettled = self._moving or (self._anchor is not None and self._still < self._still_frames and self._run_start is not None)
+        self._motion_since_arm = bool(unsettled)
+        self._motion_start = self._run_start if unsettled else None
+        log.debug("armed%s", " (dice already moving)" if unsettled else "")
 
     def disarm(self) -> None:
         """No roll expected: nothing is handed out until armed again."""
@@ -184,6 +192,8 @@ class SettleDetector:
         self._anchor = None
         self._still = 0
         self._motion_run += 1
+        if self._motion_run == 1:
+            self._run_start = frame.index
         if self.armed and not self._motion_since_arm:
             self._motion_since_arm = True
             self._motion_start = frame.index
@@ -215,6 +225,7 @@ class SettleDetector:
         self.armed = False
         self._motion_since_arm = False
         self._motion_start = None
+        self._run_start = None
         self.rolls += 1
         log.debug("roll %d settled: frame %d, at rest since %d", self.rolls, frame.index, self._anchor_index)
         return Settled(frame, self.rolls, self._anchor_index)
@@ -238,6 +249,7 @@ class SettleDetector:
         self._still = 0
         self._moving = False
         self._motion_run = 0
+        self._run_start: int | None = None  # first frame of the latest run of motion
         self._motion_since_arm = False
         self._motion_start: int | None = None
         self._timed_out = False

@@ -162,3 +162,42 @@ def test_plain_arrays_are_accepted_and_bad_modes_refused():
     assert det.feed(felt(rng)) is None
     with pytest.raises(ValueError):
         SettleDetector(SettleConfig(mode="table"))  # type: ignore[arg-type]
+
+
+def test_arming_while_the_dice_are_still_moving_counts_that_motion():
+    """The table may learn of the throw (or the cage's motor stopping) after the dice started moving."""
+    rng = np.random.default_rng(5)
+    base = felt(rng)
+    moving = [with_die(base, 20 + 4 * k, 40) for k in range(12)]  # 0.4 s: too short to arm the cage by itself
+    det = SettleDetector(SettleConfig(mode="cage", die_size_px=14))
+    frames = stream([base] * 10 + moving + [moving[-1]] * 20)
+    events = []
+    for frame in frames:
+        if frame.index == 10 + 12 + 2:  # armed just after the dice stopped, before the still period ended
+            det.arm()
+        events.append(det.feed(frame))
+    settled = [e for e in events if e]
+    assert [type(e) for e in settled] == [Settled] and settled[0].frame.index >= 22
+
+
+def test_arming_long_after_the_dice_stopped_waits_for_new_motion():
+    rng = np.random.default_rng(6)
+    base = felt(rng)
+    moving = [with_die(base, 20 + 4 * k, 40) for k in range(12)]
+    det = SettleDetector(SettleConfig(mode="cage", die_size_px=14))
+    frames = stream([base] * 10 + moving + [moving[-1]] * 30)
+    for frame in frames:
+        if frame.index == 40:
+            det.arm()
+        assert det.feed(frame) is None
+
+
+def test_arming_twice_does_not_forget_the_throw_in_progress():
+    sc, frames = filmed("cage", 0)
+    det = SettleDetector(SettleConfig(mode="cage", die_size_px=sc.table.die_size), landing_mask=sc.table.landing)
+    events = []
+    for frame in frames:
+        if frame.meta["moving"]:
+            det.arm()  # the controller arming again and again while the cage turns
+        events.append(det.feed(frame))
+    assert len([e for e in events if isinstance(e, Settled)]) == len(sc.rests)
