@@ -248,6 +248,12 @@ def run_demo(config: Config, *, rolls: int | None = None, seed: int = 7, state_d
                 if game == "craps":
                     print("  a press at the wrong moment:", file=out)
                     demo.press("confirm")
+                    print(f"  the shooter passes the dice (NEXT SHOOTER, point {demo.state.rules.point or 'OFF'}):",
+                          file=out)
+                    before = demo.state.rules.shooter
+                    demo.press("next_shooter")
+                    if demo.state.rules.shooter != before:
+                        print(f"    shooter {before} -> {demo.state.rules.shooter}", file=out)
                 report = verify(demo.journal)
                 nets = ", ".join(f"{seat} {'+' if c >= 0 else '-'}{money(abs(c))}" for seat, c in sorted(demo.printer.net.items()))
                 print(f"  {game} done: {demo.state.rolls} rolls on this table so far; this session: {nets or 'no bets settled'}",
