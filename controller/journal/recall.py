@@ -57,7 +57,8 @@ def recall(journal: Journal, n: int) -> list[RolledRecord]:
                 last_read = {k: v for k, v in entry.event.items() if k != "event"} | {"seq": entry.seq}
             continue
         if entry.kind == EFFECT and name == "roll":
-            read = last_read if entry.event.get("source") in ("read", "confirm") else None
+            # The camera's last read of this roll, also when the dealer overruled it by hand.
+            read = last_read
             current = RolledRecord(
                 seq=entry.seq,
                 ts=entry.ts,

@@ -98,6 +98,16 @@ def test_export_lines_are_json_in_order(journal):
     assert [e["event"] for e in events] == ["bet", "lock", "read", "confirm", "lock", "manual"]
 
 
+def test_recall_keeps_the_read_the_dealer_overruled(tmp_path):
+    with Journal.open(tmp_path) as j:
+        j.append({"event": "lock"})
+        j.append({"event": "read", "status": "uncertain", "dice": [2, 2], "confidence": 0.5, "frame": "a.jpg"})
+        j.append({"event": "manual", "dice": [2, 3]})
+        j.append_many([{"event": "roll", "game": "craps", "dice": [2, 3], "source": "manual"}], EFFECT)
+        (record,) = recall(j, 3)
+        assert record.source == "manual" and record.read["dice"] == [2, 2] and record.read["frame"] == "a.jpg"
+
+
 def test_recall_gives_reads_and_settlements(journal):
     first, second = recall(journal, 5)
     assert first.dice == [5, 6] and first.source == "confirm"
