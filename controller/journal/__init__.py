@@ -17,7 +17,7 @@ their reads and settlements).
     >>> j.append({"event": "lock"})                    # doctest: +SKIP
 """
 from controller.journal.chain import GENESIS, entry_hash
-from controller.journal.export import export_lines
+from controller.journal.export import export_lines, game_event_lines
 from controller.journal.recall import RolledRecord, recall
 from controller.journal.store import INPUT, EFFECT, Entry, Journal, JournalError
 from controller.journal.verify import VerifyReport, verify
@@ -33,6 +33,7 @@ __all__ = [
     "VerifyReport",
     "entry_hash",
     "export_lines",
+    "game_event_lines",
     "recall",
     "verify",
 ]

@@ -2,14 +2,17 @@
 
 Full rows carry their hashes so an export can be checked against the live
 journal later; ``events_only`` gives the bare events, one per line, in the
-format of ``docs/events.md``.
+format of ``docs/events.md``; :func:`game_event_lines` gives only what the
+rules engine saw (accepted bets, removals, shooter changes and the rolls
+that were settled), so ``dicetable replay`` can recompute every settlement
+independently of the table controller.
 """
 from __future__ import annotations
 
 import json
 from typing import Iterator
 
-from controller.journal.store import INPUT, Journal
+from controller.journal.store import EFFECT, INPUT, Journal
 
 
 def export_lines(journal: Journal, *, events_only: bool = False, inputs_only: bool = False) -> Iterator[str]:
@@ -19,3 +22,23 @@ def export_lines(journal: Journal, *, events_only: bool = False, inputs_only: bo
             continue
         payload = entry.event if events_only else entry.to_json()
         yield json.dumps(payload, sort_keys=True, separators=(",", ":"))
+
+
+GAME_INPUTS = ("bet", "remove", "next_shooter")
+
+
+def game_event_lines(journal: Journal) -> Iterator[str]:
+    """The rules engine's events in journal order: accepted game inputs and settled rolls."""
+    entries = list(journal.entries())
+    for index, entry in enumerate(entries):
+        name = entry.event.get("event")
+        if entry.kind == INPUT and name in GAME_INPUTS:
+            following = entries[index + 1] if index + 1 < len(entries) else None
+            refused = following is not None and following.kind == EFFECT and following.event.get("event") == "rejected"
+            if not refused:
+                yield json.dumps(entry.event, sort_keys=True, separators=(",", ":"))
+        elif entry.kind == EFFECT and name == "roll":
+            roll = {"event": "roll", "dice": entry.event["dice"]}
+            if entry.event.get("by"):
+                roll["by"] = entry.event["by"]
+            yield json.dumps(roll, sort_keys=True, separators=(",", ":"))

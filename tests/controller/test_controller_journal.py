@@ -149,3 +149,34 @@ def test_journal_command(journal, tmp_path, capsys):
 def test_journal_command_without_journal(tmp_path, capsys):
     assert main(["journal", "--state-dir", str(tmp_path / "none"), "verify"]) == 2
     assert "no journal" in capsys.readouterr().err
+
+
+def test_game_events_export_replays_to_the_journaled_settlements(tmp_path, capsys):
+    """An auditor recomputes every settlement with `dicetable replay`, independently of the table code."""
+    import random
+
+    from controller.players import Players
+    from controller.rules import TableConfig
+    from controller.table import JournaledTable
+
+    for game in ("craps", "bang"):
+        folder = tmp_path / game
+        rng = random.Random(5)
+        with Journal.open(folder) as j:
+            table = JournaledTable.open(j, game, TableConfig())
+            players = Players.seated(game, TableConfig().seats, 5)
+            for _ in range(30):
+                for bet in players.bets(table.state):
+                    table.submit(bet)
+                table.submit({"event": "bet", "seat": "A", "bet": "field", "amount": 100})  # ok
+                table.submit({"event": "lock"})
+                table.submit({"event": "bet", "seat": "A", "bet": "field", "amount": 100})  # refused: locked
+                table.submit({"event": "manual", "dice": [rng.randint(1, 6), rng.randint(1, 6)]})
+            settled = [e.event for e in j.entries() if e.event["event"] == "settle"]
+        assert main(["journal", "--state-dir", str(folder), "export", "--game-events"]) == 0
+        events = tmp_path / f"{game}.jsonl"
+        events.write_text(capsys.readouterr().out)
+        assert main(["replay", "--game", game, str(events)]) == 0
+        replayed = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+        assert [r for r in replayed if r["event"] == "settle"] == settled and settled
+        assert not [r for r in replayed if r["event"] == "rejected"]

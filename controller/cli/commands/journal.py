@@ -24,6 +24,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     export = actions.add_parser("export", help="every row as JSON lines")
     export.add_argument("--events", action="store_true", help="bare events only (the docs/events.md format)")
     export.add_argument("--inputs", action="store_true", help="input rows only (bets, buttons, reads)")
+    export.add_argument("--game-events", action="store_true",
+                        help="only what the rules engine saw (accepted bets, removals, settled rolls): "
+                             "input for `dicetable replay`, to recompute every settlement")
     recall = actions.add_parser("recall", help="the last N rolls with their reads and settlements")
     recall.add_argument("n", type=int, metavar="N")
     recall.add_argument("--json", action="store_true", help="one JSON line per roll")
@@ -54,7 +57,7 @@ def _print_recall(records) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from controller.config import ConfigError
-    from controller.journal import Journal, JournalError, export_lines, recall, verify
+    from controller.journal import Journal, JournalError, export_lines, game_event_lines, recall, verify
 
     try:
         journal = Journal.open(_state_dir(args), readonly=True)
@@ -67,7 +70,9 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps(report.to_json()))
             return 0 if report.ok else 1
         if args.action == "export":
-            for line in export_lines(journal, events_only=args.events, inputs_only=args.inputs):
+            lines = game_event_lines(journal) if args.game_events else export_lines(
+                journal, events_only=args.events, inputs_only=args.inputs)
+            for line in lines:
                 print(line)
             return 0
         records = recall(journal, args.n)
