@@ -140,6 +140,15 @@ def _step(state: TableState, event: Mapping[str, Any]) -> Step:
     return handler(state, event)
 
 
+_WHY_NOT_NOW = {
+    Phase.BETTING: "bets are not locked",
+    Phase.SPINNING: "the cage is still spinning",
+    Phase.MANUAL: "the dealer is entering the dice by hand",
+    Phase.LOCKED: "the dice are not read yet",
+    Phase.PENDING: "a read waits for the dealer",
+}
+
+
 def _game_event(state: TableState, event: Mapping[str, Any]) -> Step:
     if state.phase is not Phase.BETTING:
         raise Refused(f"bets are locked ({state.phase.value}): {event['event']} waits until the roll is settled")
@@ -172,8 +181,7 @@ def _dice(value: Any, count: int, what: str) -> tuple[int, ...]:
 
 def _read(state: TableState, event: Mapping[str, Any]) -> Step:
     if state.phase not in (Phase.LOCKED, Phase.PENDING):
-        where = "the cage is still spinning" if state.phase is Phase.SPINNING else f"bets are not locked ({state.phase.value})"
-        raise Refused(f"a read arrived when no roll was expected: {where}")
+        raise Refused(f"a read arrived when no roll was expected: {_WHY_NOT_NOW[state.phase]}")
     status = event.get("status")
     if status not in READ_STATUSES:
         raise Refused(f"read: status must be one of {', '.join(READ_STATUSES)}, got {status!r}")
@@ -210,7 +218,7 @@ def _void(state: TableState, event: Mapping[str, Any]) -> Step:
 
 def _manual(state: TableState, event: Mapping[str, Any]) -> Step:
     if state.phase not in (Phase.LOCKED, Phase.PENDING):
-        raise Refused(f"no roll to enter by hand ({state.phase.value})")
+        raise Refused(f"no roll to enter by hand: {_WHY_NOT_NOW[state.phase]}")
     if event.get("dice") is not None:
         return _settle(state, _dice(event["dice"], state.dice_count, "manual"), "manual")
     suggestion = state.pending.dice if state.pending and len(state.pending.dice) == state.dice_count else None
