@@ -8,7 +8,8 @@ effects are exactly what the code computes (so a roll is never settled
 twice nor differently), and completes the effects of a last input whose
 effects the cut prevented from being written (so nothing settled is lost).
 
-The first row of a journal says which game and which rules it holds
+The chain is verified before the replay: an altered journal is refused, not
+replayed. The first row of a journal says which game and which rules it holds
 (``{"event": "table", "game": ..., "rules": {...}}``); a journal is never
 replayed under other rules.
 """
@@ -18,7 +19,7 @@ import json
 import logging
 from typing import Any, Mapping
 
-from controller.journal import EFFECT, INPUT, Journal, JournalError
+from controller.journal import EFFECT, INPUT, Journal, JournalError, verify
 from controller.journal.chain import canonical_json
 from controller.rules import TableConfig
 from controller.table import flow
@@ -53,6 +54,12 @@ class JournaledTable:
     @classmethod
     def open(cls, journal: Journal, game: str, config: TableConfig) -> "JournaledTable":
         """Recover the table from its journal (a new journal starts with the table header)."""
+        report = verify(journal)
+        if not report.ok:
+            raise JournalMismatch(
+                f"{journal.path}: the hash chain is broken at row {report.broken_seq} ({report.reason}); "
+                "the table will not replay an altered journal (see `dicetable journal verify`)"
+            )
         entries = list(journal.entries())
         header = table_header(game, config)
         if not entries:

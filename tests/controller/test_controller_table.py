@@ -196,3 +196,21 @@ def test_effects_that_disagree_with_the_code_are_refused(tmp_path):
                               "result": "win", "paid": 99999}], EFFECT)
         with pytest.raises(JournalMismatch, match="differ"):
             JournaledTable.open(journal, "craps", CONFIG)
+
+
+def test_an_altered_journal_is_not_replayed(tmp_path):
+    import json
+    import sqlite3
+
+    with Journal.open(tmp_path) as journal:
+        table = JournaledTable.open(journal, "craps", CONFIG)
+        table.submit(bet("A", "pass", 500))
+        path = journal.path
+    db = sqlite3.connect(path)
+    db.executescript("DROP TRIGGER journal_no_update;")
+    db.execute("UPDATE journal SET event = ? WHERE seq = 2", (json.dumps(bet("A", "pass", 5)),))
+    db.commit()
+    db.close()
+    with Journal.open(tmp_path) as journal:
+        with pytest.raises(JournalMismatch, match="broken at row 2"):
+            JournaledTable.open(journal, "craps", CONFIG)
