@@ -34,8 +34,9 @@ def lights_for(state: TableState) -> LightsState:
 class TableView:
     """The display's content, independent of how the display encodes it.
 
-    ``dice`` is what the digits show: the last settled roll, the read waiting
-    for the dealer, or the dice being entered by hand. ``status`` is a short
+    ``dice`` is what the digits show: the last settled roll while betting is
+    open, nothing while the dice are out, the read waiting for the dealer, or
+    the dice being entered by hand. ``status`` is a short
     word for the phase (``BETS``, ``LOCK``, ``SPIN``, ``CHECK``, ``HAND``).
     """
 
@@ -67,8 +68,10 @@ def view_for(state: TableState) -> TableView:
         dice = state.entry.values
     elif state.phase is Phase.PENDING and state.pending is not None:
         dice = state.pending.dice
-    else:
+    elif state.phase is Phase.BETTING:
         dice = state.last_roll
+    else:
+        dice = ()  # locked or spinning: the new roll is not known yet, the last one is history
     return TableView(
         game=state.game,
         dice=tuple(dice),
