@@ -214,3 +214,22 @@ def test_an_altered_journal_is_not_replayed(tmp_path):
     with Journal.open(tmp_path) as journal:
         with pytest.raises(JournalMismatch, match="broken at row 2"):
             JournaledTable.open(journal, "craps", CONFIG)
+
+
+def test_display_picture_follows_the_phase():
+    from controller.app import display_state
+
+    state = new_table("craps", CONFIG)
+    assert display_state(state).phase == "open" and display_state(state).dice == ()
+    state, _ = run(state, LOCK, read("ok", [2, 2]))
+    picture = display_state(state)
+    assert (picture.phase, picture.dice, picture.point, picture.recent) == ("settled", (2, 2), 4, ())
+    state, _ = run(state, LOCK)
+    picture = display_state(state)
+    assert (picture.phase, picture.dice, picture.recent) == ("locked", (), ((2, 2),))
+    state, _ = run(state, read("uncertain", [6, 1], 0.5))
+    assert (display_state(state).phase, display_state(state).dice) == ("confirm", (6, 1))
+    state, _ = run(state, CONFIRM)
+    picture = display_state(state)
+    assert (picture.phase, picture.dice, picture.point, picture.recent) == ("settled", (6, 1), None, ((2, 2),))
+    assert picture.roll_id == 2
