@@ -29,9 +29,10 @@ landing-area mask:
   (from calibration, :meth:`~SettleDetector.set_empty`, or, failing both, the
   first still scene after start, which must then be an empty table). It
   follows slow lighting drift while the table is empty.
-- **A hand reaching in** and resting there changes far more of the table than
-  dice can: such a still scene is not a roll; the detector waits for the
-  hand to leave.
+- **A hand reaching in** and resting there is not a roll: it changes far
+  more of the table than dice can, or (when only fingers show) it crosses the
+  edge of the landing area joined to its arm, which dice do not. The
+  detector waits for the hand to leave.
 
 Pure logic on numpy arrays: no clock (times are counted in frames at
 ``fps``), no I/O, so it runs the same on recordings, generated sequences and
@@ -72,6 +73,7 @@ class SettleConfig:
     motion_area: float = 0.12
     empty_area: float = 0.3
     max_presence_area: float = 10.0
+    reach_in_area: float = 2.5  # larger than this and crossing the area's edge: an arm, not dice
     die_size_px: float | None = None  # None: a twelfth of the frame's width
     adapt_rate: float = 0.05  # how fast the empty picture follows the lighting
 
@@ -211,14 +213,15 @@ class SettleDetector:
             if self._empty is None:
                 self._empty = small.astype(np.float32)
                 log.info("no picture of the empty table: taking frame %d as empty", frame.index)
-            present = self._count(small, self._empty, cfg.presence_threshold)
+            present_map = self._changed(small, self._empty, cfg.presence_threshold)
+            present = int(np.count_nonzero(present_map))
             if present <= self._empty_px:
                 cv2.accumulateWeighted(small.astype(np.float32), self._empty, cfg.adapt_rate)
                 if self._still >= self._empty_frames and not self.armed:
                     log.debug("landing area empty at frame %d: armed", frame.index)
                     self.arm()
                 return None
-            if present > self._max_presence_px:
+            if present > self._max_presence_px or self._reaches_in(present_map):
                 return None  # a hand or an object resting in the landing area: wait for it to go
         if not (self.armed and self._motion_since_arm):
             return None
@@ -269,11 +272,15 @@ class SettleDetector:
                 log.warning("landing mask %s does not fit frames %s: watching the whole frame", self._mask_full.shape[:2], shape)
             mask = np.ones(self._small_size[::-1], bool)
         self._mask = mask
+        # The rim of the landing area: its boundary with the rest of the frame, and the frame's edge.
+        inside = np.pad(mask, 1).astype(np.uint8)
+        self._edge = (cv2.erode(inside, np.ones((3, 3), np.uint8))[1:-1, 1:-1] == 0) & mask
         die = (cfg.die_size_px or w / 12.0) / cfg.scale
         area = die * die
         self._motion_px = max(2, int(cfg.motion_area * area))
         self._empty_px = max(3, int(cfg.empty_area * area))
         self._max_presence_px = int(cfg.max_presence_area * area)
+        self._arm_px = int(cfg.reach_in_area * area)
         self._still_frames = max(2, cfg.frames(cfg.still_s))
         self._empty_frames = max(self._still_frames, cfg.frames(cfg.empty_s))
         self._spin_frames = cfg.frames(cfg.spin_s)
@@ -284,14 +291,29 @@ class SettleDetector:
     def _small(self, image: np.ndarray) -> np.ndarray:
         return cv2.resize(image, self._small_size, interpolation=cv2.INTER_AREA)
 
-    def _count(self, a: np.ndarray, b: np.ndarray, threshold: int) -> int:
-        """Pixels of the landing area where ``a`` and ``b`` differ by more than ``threshold`` in some channel."""
+    def _changed(self, a: np.ndarray, b: np.ndarray, threshold: int) -> np.ndarray:
+        """Where, in the landing area, ``a`` and ``b`` differ by more than ``threshold`` in some channel."""
         if b.dtype != a.dtype:
             b = b.astype(a.dtype)
         diff = cv2.absdiff(a, b)
         if diff.ndim == 3:
             diff = diff.max(axis=2)
-        return int(np.count_nonzero((diff > threshold) & self._mask))
+        return (diff > threshold) & self._mask
+
+    def _count(self, a: np.ndarray, b: np.ndarray, threshold: int) -> int:
+        return int(np.count_nonzero(self._changed(a, b, threshold)))
+
+    def _reaches_in(self, present: np.ndarray) -> bool:
+        """Is something bigger than two dice crossing the edge of the landing area? An arm is.
+
+        Dice lie inside the landing area; a hand resting on the felt is joined to
+        an arm that comes in across its edge.
+        """
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(present.astype(np.uint8), connectivity=8)
+        for k in range(1, n):
+            if stats[k, cv2.CC_STAT_AREA] > self._arm_px and np.any((labels == k) & self._edge):
+                return True
+        return False
 
 
 def settle_stream(frames, detector: SettleDetector):

@@ -201,3 +201,20 @@ def test_arming_twice_does_not_forget_the_throw_in_progress():
             det.arm()  # the controller arming again and again while the cage turns
         events.append(det.feed(frame))
     assert len([e for e in events if isinstance(e, Settled)]) == len(sc.rests)
+
+
+def test_fingers_resting_at_the_edge_are_not_a_roll_but_a_die_there_is():
+    rng = np.random.default_rng(7)
+    base = felt(rng)
+    hand = base.copy()
+    cv2.ellipse(hand, (80, 119), (22, 18), 0, 0, 360, (120, 150, 200), -1)  # palm and fingers, cut by the frame's edge
+    reaching = [base.copy() for _ in range(6)]
+    for k, im in enumerate(reaching):
+        cv2.ellipse(im, (80, 140 - 4 * k), (22, 18), 0, 0, 360, (120, 150, 200), -1)
+    det = SettleDetector(SettleConfig(die_size_px=14), empty=base)
+    events = [e for e in map(det.feed, stream([base] * 10 + reaching + [hand] * 30)) if e]
+    assert events == []
+    die = with_die(base, 70, 104)  # a die at the same edge, wholly inside the frame
+    rolling = [with_die(base, 70 + 3 * k, 60 + 4 * k) for k in range(-8, 0)]
+    events = [e for e in map(det.feed, stream([base] * 10 + rolling + [die] * 20)) if e]
+    assert [type(e) for e in events] == [Settled]

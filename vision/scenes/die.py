@@ -13,6 +13,7 @@ region of interest so that a die costs well under a millisecond.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -39,7 +40,6 @@ PIP_LAYOUT: dict[int, tuple[tuple[float, float], ...]] = {
     6: ((-_G, -_G), (-_G, 0.0), (-_G, _G), (_G, -_G), (_G, 0.0), (_G, _G)),
 }
 PIP_RADIUS = 0.085
-_CORNER = 0.13  # corner rounding radius, in units of the side
 _SHIFT = 4  # sub-pixel bits for OpenCV drawing
 _SCALE = 1 << _SHIFT
 
@@ -107,10 +107,11 @@ def top_value(rot: np.ndarray) -> int:
     return max(_FACES, key=lambda v: (rot @ np.array(_FACES[v][0], float))[2])
 
 
-def _rounded_square(n_arc: int = 3) -> np.ndarray:
-    """Outline of a face in face coordinates (side 1, centred), corners rounded."""
+@lru_cache(maxsize=16)
+def _rounded_square(r: float, n_arc: int = 3) -> np.ndarray:
+    """Outline of a face in face coordinates (side 1, centred), corners rounded with radius ``r``."""
     pts = []
-    half, r = 0.5, _CORNER
+    half = 0.5
     for cx, cy, start in ((half - r, half - r, 0), (-half + r, half - r, 90), (-half + r, -half + r, 180), (half - r, -half + r, 270)):
         for k in range(n_arc + 1):
             a = np.radians(start + 90 * k / n_arc)
@@ -118,7 +119,6 @@ def _rounded_square(n_arc: int = 3) -> np.ndarray:
     return np.array(pts)
 
 
-_OUTLINE = _rounded_square()
 _CIRCLE = np.stack([np.cos(np.linspace(0, 2 * np.pi, 14, endpoint=False)), np.sin(np.linspace(0, 2 * np.pi, 14, endpoint=False))], 1)
 
 
@@ -130,6 +130,7 @@ class DieLook:
     pip: tuple[int, int, int] = (238, 240, 244)
     translucency: float = 0.25  # share of the background seen through the body
     ghost: float = 0.22  # strength of the bottom face's pips seen through the top
+    corner: float = 0.05  # corner radius / side: casino dice are "razor edged", store dice rounder
 
 
 def _face_points(rot: np.ndarray, value: int, uv: np.ndarray, lift: float = 0.5) -> np.ndarray:
@@ -138,21 +139,16 @@ def _face_points(rot: np.ndarray, value: int, uv: np.ndarray, lift: float = 0.5)
     return local @ rot.T  # (k, 3) in camera space, side = 1
 
 
-def project(rot: np.ndarray, size: float) -> list[tuple[int, np.ndarray, float]]:
+def project(rot: np.ndarray, size: float, corner: float = 0.05) -> list[tuple[int, np.ndarray, float]]:
     """Visible faces: (value, outline in pixels relative to the centre, facing)."""
     out = []
+    outline = _rounded_square(round(corner, 3))
     for value, (n, _, _) in _FACES.items():
         facing = float((rot @ np.array(n, float))[2])
         if facing > 0.02:
-            pts = _face_points(rot, value, _OUTLINE)[:, :2] * size
+            pts = _face_points(rot, value, outline)[:, :2] * size
             out.append((value, pts, facing))
     return out
-
-
-def footprint(rot: np.ndarray, size: float) -> tuple[float, float, float, float]:
-    """Bounding box (x0, y0, x1, y1) of the projected die around its centre."""
-    pts = np.concatenate([p for _, p, _ in project(rot, size)])
-    return float(pts[:, 0].min()), float(pts[:, 1].min()), float(pts[:, 0].max()), float(pts[:, 1].max())
 
 
 def _poly(img: np.ndarray, pts: np.ndarray, origin: np.ndarray, colour) -> None:
@@ -181,7 +177,7 @@ def draw_die(
     is entirely outside it.
     """
     h_img, w_img = canvas.shape[:2]
-    faces = project(rot, size)
+    faces = project(rot, size, look.corner)
     allpts = np.concatenate([p for _, p, _ in faces])
     blur = float(np.hypot(*velocity))
     shadow_off = np.array([-light[0], -light[1]]) / max(light[2], 0.3) * size * 0.35

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
-from vision.scenes.die import DieLook, draw_die, footprint, orientation, top_value
+from vision.scenes.die import DieLook, draw_die, orientation, top_value
 from vision.scenes.table import Table, cage_wires, draw_wires, make_table
 
 
@@ -108,7 +108,7 @@ class SceneRenderer:
     def __init__(self, table: Table, rng: np.random.Generator, look: DieLook | None = None, camera: Camera | None = None):
         self.table = table
         self.rng = rng
-        self.look = look or random_look(rng)
+        self.look = look or random_look(rng, table.tint)
         self.camera = camera or Camera(noise=float(rng.uniform(1.5, 4.5)))
         h, w = table.background.shape[:2]
         self._noise = [
@@ -188,13 +188,16 @@ def _same_scene(a: SceneState, b: SceneState) -> bool:
     )
 
 
-def random_look(rng: np.random.Generator) -> DieLook:
-    """Translucent red casino dice, as they vary between makers and lights."""
+def random_look(rng: np.random.Generator, tint: tuple[float, float, float] = (1.0, 1.0, 1.0)) -> DieLook:
+    """Translucent red casino dice, as they vary between makers and lights (``tint``: the light's colour)."""
+    body = (rng.uniform(20, 55), rng.uniform(15, 45), rng.uniform(170, 215))
+    pip = (rng.uniform(225, 245),) * 2 + (rng.uniform(232, 250),)
     return DieLook(
-        body=(int(rng.uniform(20, 55)), int(rng.uniform(15, 45)), int(rng.uniform(170, 215))),
-        pip=(int(rng.uniform(225, 245)),) * 2 + (int(rng.uniform(232, 250)),),
+        body=tuple(int(min(255, c * t)) for c, t in zip(body, tint)),  # type: ignore[arg-type]
+        pip=tuple(int(min(255, c * t)) for c, t in zip(pip, tint)),  # type: ignore[arg-type]
         translucency=float(rng.uniform(0.15, 0.35)),
         ghost=float(rng.uniform(0.1, 0.3)),
+        corner=float(rng.uniform(0.03, 0.09)),
     )
 
 
@@ -351,5 +354,5 @@ def render_scene(
 
 __all__ = [
     "Camera", "DieLabel", "DieState", "Hand", "SceneLabel", "SceneRenderer", "SceneState",
-    "draw_hand", "footprint", "place_dice", "random_look", "render_scene",
+    "draw_hand", "place_dice", "random_look", "render_scene",
 ]

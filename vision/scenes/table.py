@@ -33,6 +33,7 @@ class Table:
     rail_y: int = 0  # bottom edge of the rail (rail setting)
     dish: tuple[tuple[int, int], tuple[int, int]] | None = None  # cage bottom ellipse (centre, axes)
     wires: list[dict] = field(default_factory=list)  # cage wire geometry
+    tint: tuple[float, float, float] = (1.0, 1.0, 1.0)  # colour of the light (B, G, R gains)
 
 
 def _texture(rng: np.random.Generator, h: int, w: int, scale: int, amp: float) -> np.ndarray:
@@ -46,6 +47,12 @@ def _felt(rng: np.random.Generator, h: int, w: int, colour: np.ndarray) -> np.nd
     img += _texture(rng, h, w, 40, 6.0)[:, :, None]
     img += rng.standard_normal((h, w, 1), dtype=np.float32) * np.float32(4.0)  # the nap of the cloth
     return img
+
+
+def _light_colour(rng: np.random.Generator) -> tuple[float, float, float]:
+    """B, G, R gains of the lamp: from warm tungsten to cool daylight LEDs."""
+    warmth = rng.uniform(-1.0, 1.0)
+    return (1.0 - 0.12 * warmth, 1.0, 1.0 + 0.08 * warmth)
 
 
 def _lighting(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
@@ -105,13 +112,15 @@ def rail_table(rng: np.random.Generator, size: tuple[int, int] = (640, 480), die
         glare = np.zeros((h, w), np.float32)
         cv2.ellipse(glare, (int(rng.uniform(0, w)), int(rng.uniform(rail_y, h))), (int(rng.uniform(30, 90)), int(rng.uniform(20, 60))), rng.uniform(0, 180), 0, 360, 1.0, -1)
         gain = gain + cv2.GaussianBlur(glare, (0, 0), 25) * rng.uniform(0.15, 0.35)
-    img = np.clip(img * gain[:, :, None], 0, 255).astype(np.uint8)
+    tint = _light_colour(rng)
+    img = np.clip(img * gain[:, :, None] * np.float32(tint), 0, 255).astype(np.uint8)
     landing = np.zeros((h, w), np.uint8)
     landing[rail_y + 2 :] = 255
     light = np.array([rng.uniform(-0.4, 0.4), rng.uniform(-0.5, 0.1), 1.0])
     return Table(
         setting="rail", size=size, background=img, gain=gain, landing=landing,
         die_size=die_size or float(rng.uniform(38, 56)) * w / 640, light=light / np.linalg.norm(light), rail_y=rail_y,
+        tint=tint,
     )
 
 
@@ -156,14 +165,15 @@ def cage_table(rng: np.random.Generator, size: tuple[int, int] = (640, 480), die
     cv2.ellipse(img, centre, (axes[0] + 6, axes[1] + 6), 0, 0, 360, (170, 175, 180), 7, cv2.LINE_AA)
     cv2.ellipse(img, centre, (axes[0] + 10, axes[1] + 10), 0, 0, 360, (60, 60, 65), 2, cv2.LINE_AA)
     gain = _lighting(rng, h, w) * np.float32(rng.uniform(0.8, 1.0))  # inside a cage is darker
-    img = np.clip(img * gain[:, :, None], 0, 255).astype(np.uint8)
+    tint = _light_colour(rng)
+    img = np.clip(img * gain[:, :, None] * np.float32(tint), 0, 255).astype(np.uint8)
     landing = np.zeros((h, w), np.uint8)
     cv2.ellipse(landing, centre, (axes[0] - 4, axes[1] - 4), 0, 0, 360, 255, -1)
     light = np.array([rng.uniform(-0.3, 0.3), rng.uniform(-0.3, 0.3), 1.0])
     table = Table(
         setting="cage", size=size, background=img, gain=gain, landing=landing,
         die_size=die_size or float(rng.uniform(32, 46)) * w / 640, light=light / np.linalg.norm(light),
-        dish=(centre, axes),
+        dish=(centre, axes), tint=tint,
     )
     table.wires = cage_wires(table, float(rng.uniform(0, 1)))
     return table
