@@ -11,7 +11,8 @@
 Data: the *tune* part of every labelled folder under ``--datasets`` (the
 held-out runs of ``vision.benchtool.split`` are never loaded here) plus
 generated scenes (``training/synth.py``). Photos are read from where they
-lie and never copied. Seeded, CPU only, two threads, a few minutes.
+lie and never copied. Seeded, CPU only, one thread (it is faster than two on a busy machine),
+about twenty minutes; ``--resume`` continues from the weights of the last run.
 Needs torch (and onnx for the export) in a separate venv; the table never
 imports this file.
 """
@@ -127,11 +128,38 @@ def det_sample(rng, img, dice, size=160):
     return win, heat, reg, mask
 
 
-def cls_sample(rng, img, dice):
+def mine_negatives(det: "Detector", data, min_peak: float = 0.1) -> list[list[tuple[float, float, float]]]:
+    """Per image, the detector's peaks that are not a labelled die: the classifier
+    must learn to call exactly these "not a die" (hard negatives)."""
+    out = []
+    with torch.no_grad():
+        for img, dice in data:
+            scale = G.detector_scale(img.shape, None) if max(img.shape[:2]) > 400 else 0.5
+            small = G.detector_input(img, scale)
+            o = det(torch.from_numpy(G.to_blob([small])))[0].numpy()
+            heat = 1 / (1 + np.exp(-o[0]))
+            peaks = (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= min_peak)
+            spots = []
+            for y, x in zip(*np.nonzero(peaks)):
+                cx = ((x + o[2, y, x] + 0.5) * G.DET_STRIDE - 0.5) / scale
+                cy = ((y + o[3, y, x] + 0.5) * G.DET_STRIDE - 0.5) / scale
+                side = 16.0 * float(np.exp(np.clip(o[1, y, x], -3, 3))) / scale
+                if all(np.hypot(cx - a, cy - b) > 0.45 * sb for a, b, sb, _ in dice):
+                    spots.append((cx, cy, side))
+            out.append(spots)
+    print(f"  mined {sum(map(len, out))} hard negatives", flush=True)
+    return out
+
+
+def cls_sample(rng, img, dice, negatives=()):
     """One classifier crop and its class (0 = not a die, else the face value)."""
     h, w = img.shape[:2]
     cx, cy, s, v = dice[int(rng.integers(len(dice)))]
     r = rng.random()
+    if negatives and rng.random() < 0.2:  # where the detector was fooled
+        x, y, s = negatives[int(rng.integers(len(negatives)))]
+        crop = G.crop_die(img, x, y, s * float(np.exp(rng.normal(0, 0.1))), rng.uniform(0, 360))
+        return colour_aug(rng, crop), 0
     if r < 0.62:  # a die, with the centre and size errors of a real detector
         x = cx + rng.normal(0, 0.06) * s
         y = cy + rng.normal(0, 0.06) * s
@@ -191,8 +219,10 @@ def focal(logit, target):
     return (pos_loss + neg_loss) / pos.sum().clamp(min=1)
 
 
-def train_detector(rng, data, steps, batch=16):
+def train_detector(rng, data, steps, batch=16, init: Path | None = None):
     net = Detector()
+    if init:
+        net.load_state_dict(torch.load(init))
     opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps)
     t0 = time.time()
@@ -215,14 +245,17 @@ def train_detector(rng, data, steps, batch=16):
     return net.eval()
 
 
-def train_classifier(rng, data, steps, batch=128):
+def train_classifier(rng, data, steps, negatives, batch=128, init: Path | None = None):
     net = Classifier()
+    if init:
+        net.load_state_dict(torch.load(init))
     opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps)
     lossf = nn.CrossEntropyLoss(label_smoothing=0.02)
     t0 = time.time()
     for step in range(steps):
-        samples = [cls_sample(rng, *data[int(rng.integers(len(data)))]) for _ in range(batch)]
+        picks = rng.integers(len(data), size=batch)
+        samples = [cls_sample(rng, *data[i], negatives[i]) for i in picks]
         x = torch.from_numpy(G.to_blob([s[0] for s in samples]))
         y = torch.tensor([s[1] for s in samples])
         out = net(x)
@@ -251,7 +284,10 @@ def main(argv=None) -> int:
     ap.add_argument("--det-steps", type=int, default=2500)
     ap.add_argument("--cls-steps", type=int, default=2500)
     ap.add_argument("--synth", type=int, default=500, help="generated scenes added to the photos")
-    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--ckpt", type=Path, default=Path("/tmp/dicetable-train"),
+                    help="where the PyTorch weights are kept between runs (outside the repository)")
+    ap.add_argument("--resume", action="store_true", help="start from the weights in --ckpt")
     args = ap.parse_args(argv)
 
     torch.set_num_threads(args.threads)
@@ -268,10 +304,15 @@ def main(argv=None) -> int:
     print(f"{len(real)} photos, {len(synth)} scenes", flush=True)
 
     args.out.mkdir(parents=True, exist_ok=True)
-    det = train_detector(rng, data, args.det_steps)
+    args.ckpt.mkdir(parents=True, exist_ok=True)
+    det_pt, cls_pt = args.ckpt / "detector.pt", args.ckpt / "classifier.pt"
+    det = train_detector(rng, data, args.det_steps, init=det_pt if args.resume else None)
+    torch.save(det.state_dict(), det_pt)
     export(det, torch.zeros(1, 3, 160, 160), args.out / "dice_detector.onnx",
            {"input": {2: "h", 3: "w"}, "output": {2: "gh", 3: "gw"}})
-    cls = train_classifier(rng, data, args.cls_steps)
+    negatives = mine_negatives(det, data)
+    cls = train_classifier(rng, data, args.cls_steps, negatives, init=cls_pt if args.resume else None)
+    torch.save(cls.state_dict(), cls_pt)
     export(cls, torch.zeros(1, 3, G.CLS_SIZE, G.CLS_SIZE), args.out / "dice_classifier.onnx",
            {"input": {0: "n"}, "output": {0: "n"}})
     return 0

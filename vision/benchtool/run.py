@@ -1,6 +1,7 @@
 """Run the reader over a labelled folder and gather the figures of the bench report."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -81,7 +82,8 @@ def _reasons(results: list[ImageResult]) -> dict[str, int]:
     out: dict[str, int] = {}
     for r in results:
         if r.read.reason:
-            key = r.read.reason.split(" at (")[0]
+            key = re.sub(r"\(\d+, \d+\)", "(x, y)", re.sub(r"\b\d+ dice", "N dice", r.read.reason))
+            key = re.sub(r"expected \d+", "expected M", key)
             out[key] = out.get(key, 0) + 1
     return dict(sorted(out.items(), key=lambda kv: -kv[1]))
 

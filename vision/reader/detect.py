@@ -9,11 +9,6 @@ import numpy as np
 from vision.reader import geometry as G
 from vision.reader.nets import DiceNets
 
-#: Peaks weaker than this are not even considered (the judge sees the rest).
-MIN_PEAK = 0.15
-#: At most this many candidates are classified, strongest first: a frame
-#: full of die-like clutter stays fast, and the judge refuses it anyway.
-MAX_CANDIDATES = 40
 
 
 @dataclass(frozen=True)
@@ -30,13 +25,13 @@ class Candidate:
         return (int(round(self.cx - half)), int(round(self.cy - half)), int(round(self.side)), int(round(self.side)))
 
 
-def find_candidates(frame: np.ndarray, nets: DiceNets, die_size_px: float | None) -> list[Candidate]:
-    """Every local maximum of the heat map above MIN_PEAK, strongest first."""
+def find_candidates(frame: np.ndarray, nets: DiceNets, die_size_px: float | None, min_peak: float) -> list[Candidate]:
+    """Every local maximum of the heat map of at least ``min_peak``, strongest first."""
     scale = G.detector_scale(frame.shape, die_size_px)
     small = G.detector_input(frame, scale)
     out = nets.detect(G.to_blob([small]))
     heat = 1.0 / (1.0 + np.exp(-out[0]))
-    peaks = (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= MIN_PEAK)
+    peaks = (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= min_peak)
     ys, xs = np.nonzero(peaks)
     h, w = frame.shape[:2]
     found = []
@@ -48,4 +43,4 @@ def find_candidates(frame: np.ndarray, nets: DiceNets, die_size_px: float | None
         side = 16.0 * float(np.exp(np.clip(out[1, y, x], -3, 3))) / scale
         if 0 <= cx < w and 0 <= cy < h:
             found.append(Candidate(cx, cy, side, float(heat[y, x])))
-    return sorted(found, key=lambda c: -c.score)[:MAX_CANDIDATES]
+    return sorted(found, key=lambda c: -c.score)

@@ -24,20 +24,22 @@ import numpy as np
 from vision.model import DiceRead, Die, ReadStatus
 
 #: A candidate whose detector peak is at least this is counted as a die.
-DIE_PEAK = 0.35
+DIE_PEAK = 0.2
 #: ... and below it, but above ``FAINT_PEAK``, it is a doubt: a die may be there.
-FAINT_PEAK = 0.2
-#: A candidate the classifier calls "not a die" with this probability is dropped.
+FAINT_PEAK = 0.1
+#: A candidate the classifier calls "not a die" with this probability is dropped ...
 NOT_A_DIE = 0.5
+#: ... and a dropped or faint candidate below this one leaves a doubt (uncertain).
+DOUBT = 0.2
 #: Centres closer than this many die sides are touching or stacked dice.
 TOUCHING = 0.8
 #: A die is ``ok`` without the pip counter's agreement only above this confidence ...
 SURE_ALONE = 0.995
 #: ... and with the pip counter agreeing, above this one.
 SURE_WITH_PIPS = 0.95
-#: A die whose size differs from the median of the roll by more than this
-#: fraction may be leaning or stacked.
-SIZE_SPREAD = 0.4
+#: When the biggest die of a roll looks this many times the size of the
+#: smallest, one may be leaning (showing a side) or stacked.
+SIZE_RATIO = 1.5
 
 
 @dataclass(frozen=True)
@@ -82,7 +84,7 @@ def judge(
 ) -> DiceRead:
     """The roll's verdict from the evidence at every candidate place."""
     dice = [e for e in evidence if e.peak >= DIE_PEAK and e.probs[0] < NOT_A_DIE]
-    faint = [e for e in evidence if FAINT_PEAK <= e.peak < DIE_PEAK and e.probs[0] < NOT_A_DIE]
+    faint = [e for e in evidence if e not in dice and e.peak >= FAINT_PEAK and e.probs[0] < 1 - DOUBT]
     dice.sort(key=lambda e: (e.cy, e.cx))
     read = tuple(Die(e.value, round(e.confidence(), 4), e.box()) for e in dice)
 
@@ -106,8 +108,8 @@ def judge(
             return verdict(ReadStatus.NO_READ, "a die is outside the landing area")
     if faint:
         return verdict(ReadStatus.UNCERTAIN, "something that may be a die is not clear")
-    median = float(np.median([e.side for e in dice]))
-    if len(dice) >= 2 and any(abs(e.side - median) > SIZE_SPREAD * median for e in dice):
+    sides = [e.side for e in dice]
+    if max(sides) > SIZE_RATIO * min(sides):
         return verdict(ReadStatus.UNCERTAIN, "a die looks unlike the others (leaning?)")
     for e in dice:
         p = float(e.probs[e.value])

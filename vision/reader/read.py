@@ -9,13 +9,19 @@ import numpy as np
 from vision.model import Calibration, DiceRead, ReadStatus
 from vision.reader import geometry as G
 from vision.reader.detect import find_candidates
-from vision.reader.judge import Evidence, judge
+from vision.reader.judge import FAINT_PEAK, Evidence, judge
 from vision.reader.nets import DiceNets, ModelMissing, default_nets
 from vision.reader.pips import count_pips
 
 #: Each crop is read twice, the second time turned by this angle: a value the
 #: network only "sees" at one angle is not a value it knows.
 SECOND_VIEW_DEG = 45.0
+#: The second view is spent only on crops whose "not a die" probability is below this.
+SECOND_LOOK = 0.7
+#: With a known count, this many places beyond it are read (enough to notice an extra die).
+EXTRA_CANDIDATES = 3
+#: Without a count, at most this many places are read.
+MAX_CANDIDATES = 30
 
 
 def _bad_frame(frame: object) -> str | None:
@@ -30,20 +36,35 @@ def _bad_frame(frame: object) -> str | None:
     return None
 
 
-def _evidence(frame: np.ndarray, nets: DiceNets, die_size_px: float | None) -> list[Evidence]:
-    cands = find_candidates(frame, nets, die_size_px)
+def _evidence(frame: np.ndarray, nets: DiceNets, die_size_px: float | None, expect: int | None) -> list[Evidence]:
+    """Evidence at the strongest candidate places.
+
+    Only ``expect + EXTRA_CANDIDATES`` places are read (all up to
+    ``MAX_CANDIDATES`` without a count): with more, the count check fails
+    anyway, and every crop read costs time. The second view and the pip
+    count are spent only on crops the first view takes for a die.
+    """
+    cands = find_candidates(frame, nets, die_size_px, FAINT_PEAK)
+    cands = cands[: (expect + EXTRA_CANDIDATES) if expect else MAX_CANDIDATES]
     if not cands:
         return []
     straight = [G.crop_die(frame, c.cx, c.cy, c.side) for c in cands]
-    turned = [G.crop_die(frame, c.cx, c.cy, c.side, SECOND_VIEW_DEG) for c in cands]
-    probs = nets.classify(G.to_blob(straight + turned))
-    n = len(cands)
+    first = nets.classify(G.to_blob(straight))
+    likely = [i for i in range(len(cands)) if first[i][0] < SECOND_LOOK]
+    second = nets.classify(G.to_blob([G.crop_die(frame, cands[i].cx, cands[i].cy, cands[i].side, SECOND_VIEW_DEG)
+                                      for i in likely])) if likely else []
+    turned = dict(zip(likely, second))
     out = []
     for i, c in enumerate(cands):
-        a, b = probs[i], probs[n + i]
-        mean = (a + b) / 2
-        agree = int(np.argmax(a[1:])) == int(np.argmax(b[1:]))
-        out.append(Evidence(c.cx, c.cy, c.side, c.score, tuple(float(p) for p in mean), agree, count_pips(straight[i])))
+        a = first[i]
+        if i in turned:
+            b = turned[i]
+            probs = (a + b) / 2
+            agree = int(np.argmax(a[1:])) == int(np.argmax(b[1:]))
+            pips = count_pips(straight[i])
+        else:
+            probs, agree, pips = a, True, 0
+        out.append(Evidence(c.cx, c.cy, c.side, c.score, tuple(float(p) for p in probs), agree, pips))
     return out
 
 
@@ -69,7 +90,7 @@ def read_dice(frame: np.ndarray, expect: int | None = None, calibration: Calibra
     if mask is not None and mask.shape[:2] != frame.shape[:2]:
         mask = cv2.resize(mask, (frame.shape[1], frame.shape[0]), interpolation=cv2.INTER_NEAREST)
     try:
-        evidence = _evidence(frame, nets, die_size)
+        evidence = _evidence(frame, nets, die_size, expect)
     except cv2.error as exc:
         return done(DiceRead(ReadStatus.NO_READ, (), f"could not process the frame: {exc}".splitlines()[0]))
     return done(judge(evidence, expect, frame.shape, mask))

@@ -1,0 +1,78 @@
+"""Choose the judge's thresholds on the *tune* split: no silent misread, as many ok rolls as possible.
+
+    .venv/bin/python training/sweep_thresholds.py [--datasets ../shared/datasets]
+
+The networks run once per image; the judge (pure) is then replayed for every
+combination of thresholds. Prints, per combination, ok rate, silent misreads
+and per-die accuracy summed over every folder. Held-out images are never read.
+"""
+from __future__ import annotations
+
+import argparse
+import itertools
+import sys
+from pathlib import Path
+
+import cv2
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from vision.benchtool.labels import load_folder  # noqa: E402
+from vision.benchtool.score import score  # noqa: E402
+from vision.benchtool.split import select  # noqa: E402
+from vision.reader import judge as J  # noqa: E402
+from vision.reader.nets import default_nets  # noqa: E402
+from vision.reader.read import _evidence  # noqa: E402
+
+GRID = {
+    "DIE_PEAK": [0.2, 0.3, 0.4],
+    "FAINT_PEAK": [0.1, 0.15],
+    "NOT_A_DIE": [0.3, 0.5],
+    "DOUBT": [0.1, 0.2, 0.4],
+    "TOUCHING": [0.7, 0.8, 0.9],
+    "SURE_ALONE": [0.98, 0.99, 0.995, 0.999],
+    "SURE_WITH_PIPS": [0.8, 0.9, 0.95],
+}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--datasets", type=Path, default=ROOT.parent / "shared" / "datasets")
+    args = ap.parse_args(argv)
+    cv2.setNumThreads(1)
+    nets = default_nets()
+    cases = []
+    for folder in sorted(p for p in args.datasets.iterdir() if p.is_dir()):
+        for item in select(load_folder(folder), "tune"):
+            frame = cv2.imread(str(item.path), cv2.IMREAD_COLOR)
+            if frame is not None:
+                cases.append((folder.name, item, frame.shape, _evidence(frame, nets, None, len(item.dice))))
+        print(f"{folder.name}: {len(cases)} images", file=sys.stderr, flush=True)
+    rows = []
+    keys = list(GRID)
+    for combo in itertools.product(*(GRID[k] for k in keys)):
+        for k, v in zip(keys, combo):
+            setattr(J, k, v)
+        per = {}
+        for name, item, shape, ev in cases:
+            read = J.judge(ev, len(item.dice), shape)
+            s = score(item, read, shape[1], shape[0])
+            t = per.setdefault(name, [0, 0, 0, 0, 0])
+            t[0] += 1
+            t[1] += read.status.value == "ok"
+            t[2] += s.silent
+            t[3] += s.correct
+            t[4] += s.labelled
+        silent = sum(t[2] for t in per.values())
+        ok = {n: t[1] / t[0] for n, t in per.items()}
+        rows.append((silent, -min(ok.values()), combo, ok, {n: t[3] / t[4] for n, t in per.items()}))
+    rows.sort(key=lambda r: (r[0], r[1]))
+    for silent, _, combo, ok, acc in rows[:15]:
+        print(dict(zip(keys, combo)), "silent", silent, "ok", {k: round(v, 3) for k, v in ok.items()},
+              "die-acc", {k: round(v, 4) for k, v in acc.items()})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
