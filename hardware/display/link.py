@@ -17,8 +17,9 @@ which returns at once. The thread then:
 
 A display that stops answering, a port that errors, or a version mismatch is
 a *fault*: counted, logged, kept in ``health().last_error``, and followed by
-closing and reopening the port. Nothing here raises into the caller except a
-malformed DisplayState given to ``show`` (ValueError, at once).
+closing and reopening the port. Nothing here raises into the caller except
+``show`` given something that is not a DisplayState (TypeError, at once; a
+DisplayState with impossible fields already raised ValueError when built).
 """
 
 from __future__ import annotations
@@ -176,11 +177,11 @@ class DisplayLink:
     def show(self, state: DisplayState) -> None:
         """Make ``state`` the picture to show; returns at once.
 
-        Raises ValueError only if ``state`` is not a DisplayState (its fields
+        Raises TypeError only if ``state`` is not a DisplayState (its fields
         were validated when it was built).
         """
         if not isinstance(state, DisplayState):
-            raise ValueError(f"show() takes a DisplayState, not {type(state).__name__}")
+            raise TypeError(f"show() takes a DisplayState, not {type(state).__name__}")
         payload = state.to_payload()
         with self._cond:
             self._desired = state
@@ -387,7 +388,7 @@ class DisplayLink:
         try:
             self._serial.write(frame)
         except Exception as exc:  # SerialException, SerialTimeoutException, OSError
-            raise _PortLost(f"write failed: {exc}") from exc
+            raise _PortLost(str(exc)) from exc
 
     def _await_reply(self, seq: int) -> Frame | None:
         deadline = self._clock() + self.timing.ack_timeout
@@ -398,7 +399,7 @@ class DisplayLink:
                 if waiting:
                     data += self._serial.read(waiting)
             except Exception as exc:  # SerialException, OSError
-                raise _PortLost(f"read failed: {exc}") from exc
+                raise _PortLost(str(exc)) from exc
             for frame in self._decoder.feed(data):
                 if frame.seq == seq and frame.kind in (messages.ACK, messages.HELLO_REPLY):
                     return frame
