@@ -91,8 +91,14 @@ class _PortLost(Exception):
 def _default_serial_factory(port: str, baudrate: int, timing: LinkTiming) -> Any:
     import serial  # imported here: `dicetable --help` need not load pyserial
 
+    # exclusive: a second program on the same display (a stray `dicetable
+    # run`, mpremote) would interleave its frames with ours; refuse to share.
     return serial.serial_for_url(
-        port, baudrate=baudrate, timeout=timing.read_slice, write_timeout=timing.write_timeout
+        port,
+        baudrate=baudrate,
+        timeout=timing.read_slice,
+        write_timeout=timing.write_timeout,
+        exclusive=True,
     )
 
 

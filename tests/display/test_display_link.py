@@ -134,3 +134,13 @@ def test_stop_closes_the_port_and_the_display_goes_to_no_link(stand_in, eventual
     link.stop()
     assert not link.health().connected
     eventually(lambda: stand_in.shown() is None)
+
+
+def test_a_second_program_on_the_same_display_is_refused(stand_in, make_link, eventually):
+    first = make_link(stand_in.port)
+    first.show(ROLL)
+    assert first.wait_acked(ROLL, 5.0) is not None
+    second = make_link(stand_in.port)
+    health = eventually(lambda: second.health().faults.get("open_failed") and second.health())
+    assert "lock" in health.last_error and not health.connected
+    assert first.health().healthy and stand_in.shown() == ROLL
