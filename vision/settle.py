@@ -297,7 +297,8 @@ class SettleDetector:
             b = b.astype(a.dtype)
         diff = cv2.absdiff(a, b)
         if diff.ndim == 3:
-            diff = diff.max(axis=2)
+            blue, green, red = cv2.split(diff)  # numpy's max over a last axis of 3 is ten times slower
+            diff = cv2.max(cv2.max(blue, green), red)
         return (diff > threshold) & self._mask
 
     def _count(self, a: np.ndarray, b: np.ndarray, threshold: int) -> int:
