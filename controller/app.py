@@ -83,11 +83,24 @@ class TableController:
         stop interrupted (the dice were never read, so spinning again is safe).
         """
         state = self.table.state
-        self.devices.lights.show(lights_for(state))
+        # Each output on its own: a lamp or display fault is logged and the table goes on (the state
+        # is journaled; the next redraw repairs the outputs), so no input can wedge the table.
+        try:
+            self.devices.lights.show(lights_for(state))
+        except Exception:  # noqa: BLE001
+            log.exception("could not set the bet-lock lamps")
         if self.display is not None:
-            self.display.show(display_state(state))
+            try:
+                self.display.show(display_state(state))
+            except Exception:  # noqa: BLE001
+                log.exception("could not draw the display for %s", state.phase.value)
+        if before is not None and before.phase is Phase.SPINNING and state.phase is Phase.BETTING:
+            self.devices.motor.stop()  # the dealer voided the spin
         if motor_should_spin(before, state) and not self.devices.motor.status.running:
-            self.devices.motor.spin(self.spin_seconds)
+            try:
+                self.devices.motor.spin(self.spin_seconds)
+            except Exception:  # noqa: BLE001
+                log.exception("could not start the cage motor; VOID, then LOCK again to retry")
 
     def submit(self, event: Mapping[str, Any]) -> Step:
         """Journal ``event``, step the table, then redraw (the outputs follow the journal)."""
@@ -138,6 +151,18 @@ def open_display(config: Config) -> DisplayHandle:
         port = standin.port
     link = DisplayLink(port, baudrate=config.display["baud"]).start()
     return DisplayHandle(link, standin)
+
+
+def cage_listener(sink: Callable[[dict[str, Any]], None]) -> Callable[[Any], None]:
+    """The motor's ``on_stop``: a spin that ran its time becomes ``spin_done``; a stop asked for
+    (the dealer's VOID, shutting down) does not."""
+    from hardware.gpio import StopReason
+
+    def on_stop(status: Any) -> None:
+        if status.stop_reason in (StopReason.FINISHED, StopReason.MAX_RUN):
+            sink({"event": "spin_done"})
+
+    return on_stop
 
 
 def button_event(button: Any) -> dict[str, Any]:

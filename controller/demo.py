@@ -23,13 +23,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any, Mapping
 
-from controller.app import DisplayHandle, TableController, button_event, display_state, open_devices, open_display
+from controller.app import (DisplayHandle, TableController, button_event, cage_listener, display_state, open_devices,
+                            open_display)
 from controller.camera import ReadPipeline
 from controller.config import Config
 from controller.journal import Journal, JournalError, verify
 from controller.players import Players
 from controller.table import JournaledTable, Phase, Step, TableState, expects_roll, lights_for
-from hardware.gpio import ManualClock, SimulatedDealer, StopReason
+from hardware.gpio import ManualClock, SimulatedDealer
 from vision.sources import GeneratedSource
 
 GAMES = ("craps", "hazard", "bang")
@@ -90,12 +91,8 @@ class DemoTable:
         self.table = JournaledTable.open(self.journal, game, config.rules)
         self.clock = ManualClock()
 
-        def motor_stopped(status: Any) -> None:
-            if status.stop_reason in (StopReason.FINISHED, StopReason.MAX_RUN):
-                self.inputs.put({"event": "spin_done"})
-
         self.devices, factory = open_devices(config, lambda b: self.inputs.put(button_event(b)), clock=self.clock,
-                                             on_motor_stop=motor_stopped)
+                                             on_motor_stop=cage_listener(self.inputs.put))
         self.dealer = SimulatedDealer(self.devices.buttons, factory)
         self.display = display
         self.controller = TableController(self.table, self.devices, display.link, DEMO_SPIN_S)

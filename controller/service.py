@@ -16,12 +16,12 @@ import sys
 import threading
 from typing import IO, Any
 
-from controller.app import TableController, button_event, open_devices, open_display, read_events, serve
+from controller.app import TableController, button_event, cage_listener, open_devices, open_display, read_events, serve
 from controller.config import Config
 from controller.journal import Journal
 from controller.sdnotify import Notifier
 from controller.table import JournaledTable, expects_roll
-from hardware.gpio import StopReason, exit_on_signals
+from hardware.gpio import exit_on_signals
 
 log = logging.getLogger(__name__)
 
@@ -39,11 +39,7 @@ def run_table(config: Config, *, events: IO[str] | None = None, resume: bool = F
     print(f"{config.game} table from {config.state_dir}: replayed {table.replayed} inputs"
           + (f", completed {table.completed} effects cut off by the last stop" if table.completed else ""), file=out)
 
-    def motor_stopped(status: Any) -> None:
-        if status.stop_reason in (StopReason.FINISHED, StopReason.MAX_RUN):
-            inputs.put({"event": "spin_done"})
-
-    devices, _ = open_devices(config, sink=lambda b: inputs.put(button_event(b)), on_motor_stop=motor_stopped)
+    devices, _ = open_devices(config, sink=lambda b: inputs.put(button_event(b)), on_motor_stop=cage_listener(inputs.put))
     display = open_display(config) if config.display["port"] != "none" else None
     camera = None
     try:

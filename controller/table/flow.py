@@ -19,7 +19,7 @@ The phases, and what each accepts (anything else is refused with a reason,
 journaled as ``rejected``, and changes nothing):
 
 - ``betting``: bets, removals, next shooter, ``lock``.
-- ``spinning`` (Hazard): ``spin_done``.
+- ``spinning`` (Hazard): ``spin_done``; ``void`` stops the cage and unlocks.
 - ``locked`` (dice in the air / in the cage): ``read`` -- an ``ok`` read
   settles at once, any other waits for the dealer; ``manual``; ``void``
   unlocks the bets (no throw happened).
@@ -187,7 +187,10 @@ def _read(state: TableState, event: Mapping[str, Any]) -> Step:
         raise Refused(f"read: status must be one of {', '.join(READ_STATUSES)}, got {status!r}")
     raw_dice = event.get("dice") or []
     if status == "no_read":
-        dice: tuple[int, ...] = tuple(d for d in raw_dice if isinstance(d, int) and 1 <= d <= 6)
+        # What the camera half-saw is kept as the hand entry's starting point only when it is a whole
+        # roll; a wrong count (dice stacked, a hand in view) is no suggestion at all.
+        seen = tuple(d for d in raw_dice if isinstance(d, int) and not isinstance(d, bool) and 1 <= d <= 6)
+        dice: tuple[int, ...] = seen if len(seen) == state.dice_count else ()
     else:
         dice = _dice(raw_dice, state.dice_count, "read")
     confidence = event.get("confidence", 0.0)
@@ -211,8 +214,8 @@ def _confirm(state: TableState, event: Mapping[str, Any]) -> Step:
 def _void(state: TableState, event: Mapping[str, Any]) -> Step:
     if state.phase is Phase.PENDING:
         return Step(replace(state, phase=Phase.LOCKED, pending=None))
-    if state.phase is Phase.LOCKED:
-        return Step(replace(state, phase=Phase.BETTING))
+    if state.phase in (Phase.LOCKED, Phase.SPINNING):
+        return Step(replace(state, phase=Phase.BETTING))  # no throw happened: unlock (and stop the cage)
     raise Refused(f"nothing to void ({state.phase.value})")
 
 

@@ -10,7 +10,7 @@ import threading
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from controller.app import TableController, display_state, serve
+from controller.app import TableController, cage_listener, display_state, serve
 from controller.config import load
 from controller.demo import run_demo
 from controller.journal import Journal, recall, verify
@@ -51,7 +51,7 @@ def rig(tmp_path):
     factory, pins = MockFactory(), PinMap()
     inputs: queue.Queue = queue.Queue()
     devices = build_devices(pins, pin_factory=factory, sink=lambda b: inputs.put({"event": b.value}),
-                            clock=ManualClock(), on_motor_stop=lambda s: inputs.put({"event": "spin_done"}))
+                            clock=ManualClock(), on_motor_stop=cage_listener(inputs.put))
     standin = start_standin()
     link = DisplayLink(standin.port).start()
     journal = Journal.open(tmp_path)
@@ -80,6 +80,17 @@ def test_lamps_motor_and_display_follow_the_journaled_state(rig):
     assert link.wait_acked(display_state(controller.state), timeout=3) is not None
     shown = standin.wait_for(lambda s: s.state is not None and s.state.dice == (1, 2, 4), timeout=3)
     assert shown is not None and shown.state.phase == "settled"
+
+
+def test_void_stops_the_cage_and_unlocks(rig):
+    factory, pins, devices, link, standin, journal, inputs = rig
+    controller = TableController(JournaledTable.open(journal, "hazard", TableConfig()), devices, link, spin_seconds=30)
+    controller.submit({"event": "lock"})
+    assert factory.pin(pins.cage_motor).state is True
+    controller.submit({"event": "void"})
+    assert controller.state.phase is Phase.BETTING
+    assert factory.pin(pins.cage_motor).state is False and factory.pin(pins.light_no_more_bets).state is False
+    assert inputs.empty()  # a stop by the dealer is no spin_done
 
 
 def test_recovered_table_redraws_and_respins(rig, tmp_path):

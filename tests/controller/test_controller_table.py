@@ -233,3 +233,13 @@ def test_display_picture_follows_the_phase():
     picture = display_state(state)
     assert (picture.phase, picture.dice, picture.point, picture.recent) == ("settled", (6, 1), None, ((2, 2),))
     assert picture.roll_id == 2
+
+
+def test_no_read_with_a_wrong_count_keeps_no_dice():
+    from controller.app import display_state
+
+    state, steps = run(new_table("craps", CONFIG), LOCK, read("no_read", [3, 1, 3, 3, 3], 0.07))
+    assert state.phase is Phase.PENDING and state.pending.dice == ()
+    assert display_state(state).dice == ()  # the display shows at most three dice: nothing here
+    state, _ = run(new_table("craps", CONFIG), LOCK, read("no_read", [3, 4], 0.2))
+    assert state.pending.dice == (3, 4)  # a whole roll seen (dice touching): the hand entry starts there
