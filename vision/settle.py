@@ -27,8 +27,11 @@ landing-area mask:
   :meth:`~SettleDetector.disarm` it.
 - **Empty or not** compares the still scene with a picture of the empty table
   (from calibration, :meth:`~SettleDetector.set_empty`, or, failing both, the
-  first still scene after start, which must then be an empty table). It
-  follows slow lighting drift while the table is empty.
+  scene at start if it stays still before anything moves, which must then be
+  an empty table). It follows slow lighting drift while the table is empty.
+  With no picture of the empty table at all, every still scene after motion
+  counts as dice, and only the controller's :meth:`~SettleDetector.arm`
+  re-arms the rail table.
 - **A hand reaching in** and resting there is not a roll: it changes far
   more of the table than dice can, or (when only fingers show) it crosses the
   edge of the landing area joined to its arm, which dice do not. The
@@ -191,6 +194,7 @@ class SettleDetector:
 
     def _on_motion(self, frame: Frame) -> Unsettled | None:
         self._moving = True
+        self._seen_motion = True
         self._anchor = None
         self._still = 0
         self._motion_run += 1
@@ -209,10 +213,10 @@ class SettleDetector:
 
     def _on_still(self, frame: Frame, small: np.ndarray) -> Settled | None:
         cfg = self.config
-        if cfg.mode == "rail":
-            if self._empty is None:
-                self._empty = small.astype(np.float32)
-                log.info("no picture of the empty table: taking frame %d as empty", frame.index)
+        if cfg.mode == "rail" and self._empty is None and not self._seen_motion:
+            self._empty = small.astype(np.float32)
+            log.info("no picture of the empty table: taking frame %d (still since the start) as empty", frame.index)
+        if cfg.mode == "rail" and self._empty is not None:
             present_map = self._changed(small, self._empty, cfg.presence_threshold)
             present = int(np.count_nonzero(present_map))
             if present <= self._empty_px:
@@ -257,6 +261,7 @@ class SettleDetector:
         self._motion_start: int | None = None
         self._timed_out = False
         self._next_index = 0
+        self._seen_motion = False
         self._empty: np.ndarray | None = None
 
     def _start(self, shape: tuple[int, int]) -> None:

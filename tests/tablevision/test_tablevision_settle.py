@@ -218,3 +218,25 @@ def test_fingers_resting_at_the_edge_are_not_a_roll_but_a_die_there_is():
     rolling = [with_die(base, 70 + 3 * k, 60 + 4 * k) for k in range(-8, 0)]
     events = [e for e in map(det.feed, stream([base] * 10 + rolling + [die] * 20)) if e]
     assert [type(e) for e in events] == [Settled]
+
+
+@pytest.mark.parametrize("game", ["craps", "hazard"])
+def test_the_demo_camera_and_the_detector_agree_roll_after_roll(game):
+    """As the demo plays: no calibration, armed at each lock, frames read only while a throw plays."""
+    from vision.sources import GeneratedSource
+
+    src = GeneratedSource(seed=8, game=game, size=(320, 240), rest_s=0.4)
+    det = SettleDetector(SettleConfig(mode="cage" if game == "hazard" else "rail"))
+    rng = np.random.default_rng(8)
+    for roll in range(1, 4):
+        values = [int(v) for v in rng.integers(1, 7, 3 if game == "hazard" else 2)]
+        det.arm()
+        src.throw(values)
+        settled = []
+        while src.pending:
+            event = det.feed(src.read())
+            if event is not None:
+                settled.append(event)
+        assert [type(e) for e in settled] == [Settled]
+        assert sorted(settled[0].frame.meta["values"]) == sorted(values)
+        assert not settled[0].frame.meta["moving"] and settled[0].roll == roll

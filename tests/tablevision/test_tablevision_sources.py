@@ -301,6 +301,8 @@ def test_generated_source_shows_the_thrown_values_at_rest_then_an_empty_table():
     frames = []
     while src.pending:
         frames.append(src.read())
+    lead, frames = frames[: src.lead_frames], frames[src.lead_frames :]
+    assert all(f.meta["values"] == () and not f.meta["moving"] for f in lead)  # the shooter picks up the dice
     moving = [f.meta["moving"] for f in frames]
     assert moving[0] and not all(moving)
     first_rest = moving.index(False)
@@ -310,7 +312,7 @@ def test_generated_source_shows_the_thrown_values_at_rest_then_an_empty_table():
     assert len(resting) >= 15 and all(f.meta["values"] == (6, 2) for f in resting)
     assert frames[-1].meta["values"] == ()  # the dealer took the dice
     assert src.read().meta["values"] == ()
-    assert [f.index for f in frames] == list(range(1, len(frames) + 1))
+    assert [f.index for f in lead + frames] == list(range(1, len(lead) + len(frames) + 1))
 
 
 def test_generated_source_is_deterministic_for_a_seed():

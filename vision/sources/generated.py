@@ -32,7 +32,9 @@ class GeneratedSource(FrameSource):
     ``realtime`` paces :meth:`read` to ``fps`` like a camera; otherwise frames
     come as fast as they are rendered and timestamps are ``index / fps``
     (deterministic, for tests and benchmarks). ``rest_s`` is how long the dice
-    lie still before the hand takes them (rail table).
+    lie still before the hand takes them (rail table); ``lead_s`` how long the
+    table is shown as it is before the dice fly (the shooter picking them up),
+    so that a throw is never the very first thing a camera sees.
     """
 
     name = "generated"
@@ -45,6 +47,7 @@ class GeneratedSource(FrameSource):
         fps: float = 30.0,
         realtime: bool = False,
         rest_s: float = 1.5,
+        lead_s: float = 0.3,
     ) -> None:
         super().__init__()
         self.seed = seed
@@ -52,6 +55,7 @@ class GeneratedSource(FrameSource):
         self.fps = float(fps)
         self.realtime = realtime
         self.rest_frames = max(1, int(round(rest_s * self.fps)))
+        self.lead_frames = max(0, int(round(lead_s * self.fps)))
         self._rng = np.random.default_rng(seed)
         self._queue: deque[tuple[SceneState, int, str]] = deque()
         self._throws = 0
@@ -101,7 +105,8 @@ class GeneratedSource(FrameSource):
         self._throws += 1
         number = self._throws
         start = self._queue[-1][0] if self._queue else self._idle
-        states = throw(self._rng, self.table, vals, rest_frames=self.rest_frames, start_dice=start.dice)
+        states = rest(start, self.lead_frames)
+        states += throw(self._rng, self.table, vals, rest_frames=self.rest_frames, start_dice=start.dice)
         if self.table.setting == "rail":
             states += hand_pass(self._rng, self.table, states[-1], take_dice=True)
             self._idle = SceneState()
