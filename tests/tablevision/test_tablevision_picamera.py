@@ -104,7 +104,7 @@ def test_each_read_asks_for_a_fresh_frame_and_releases_the_request(fake_picamera
     src = Picamera2Source()
     cam = fake_picamera2.instances[0]
     frames = [src.read() for _ in range(3)]
-    assert [c for c in cam.calls if isinstance(c, tuple) and c[0] == "capture_request"] == [("capture_request", {"flush": True})] * 3
+    assert [c for c in cam.calls if isinstance(c, tuple) and c[0] == "capture_request"] == [("capture_request", {"flush": True, "wait": 2.0})] * 3
     assert all(r.released for r in cam.requests)
     assert [f.index for f in frames] == [0, 1, 2]
     assert np.array_equal(frames[0].image, cam.image)  # RGB888 arrays are already BGR: no conversion

@@ -341,3 +341,19 @@ def test_generated_source_refuses_impossible_throws(values, game):
     with pytest.raises(ValueError):
         src.throw(values, game=game)
     assert src.pending == 0
+
+
+def test_generated_throw_can_end_with_touching_or_leaning_dice():
+    src = GeneratedSource(seed=3, size=(320, 240), rest_s=0.3)
+
+    def at_rest(**kind):
+        src.throw([2, 5], **kind)
+        frames = []
+        while src.pending:
+            frames.append(src.read())
+        return [f.meta["label"] for f in frames if not f.meta["moving"] and f.meta["values"]]
+
+    assert all(label.touching for label in at_rest(touching=True))
+    leaning = at_rest(leaning=1)
+    assert leaning and all([d.leaning for d in label.dice] == [False, True] for label in leaning)
+    assert not any(label.touching for label in at_rest())

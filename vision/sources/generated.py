@@ -87,11 +87,13 @@ class GeneratedSource(FrameSource):
         """Frames still queued for the throws asked for (0: showing the idle table)."""
         return len(self._queue)
 
-    def throw(self, values: Sequence[int], game: str | None = None) -> int:
+    def throw(self, values: Sequence[int], game: str | None = None, touching: bool = False, leaning: int | None = None) -> int:
         """Queue a throw that ends with ``values`` at rest; returns the throw's number (from 1).
 
         Queued behind any throw still playing. Switching between a rail game
-        and hazard changes the table shown.
+        and hazard changes the table shown. ``touching``: the first two dice
+        end up touching; ``leaning``: the index of a die that ends leaning on
+        the rail (or on the cage's floor), for the reader's refusals.
         """
         game = game or self.game
         if game not in GAME_SETTING:
@@ -106,7 +108,7 @@ class GeneratedSource(FrameSource):
         number = self._throws
         start = self._queue[-1][0] if self._queue else self._idle
         states = rest(start, self.lead_frames)
-        states += throw(self._rng, self.table, vals, rest_frames=self.rest_frames, start_dice=start.dice)
+        states += throw(self._rng, self.table, vals, rest_frames=self.rest_frames, touching=touching, leaning=leaning, start_dice=start.dice)
         if self.table.setting == "rail":
             states += hand_pass(self._rng, self.table, states[-1], take_dice=True)
             self._idle = SceneState()

@@ -6,7 +6,9 @@ Facts this relies on (Picamera2 manual and source):
   B, G, R byte order: exactly what OpenCV and the reader expect, no copy.
 - ``capture_request(flush=True)`` returns a frame whose exposure began after
   the call (older releases lack ``flush``: one frame is dropped instead), so a
-  frame is never older than the moment it was asked for.
+  frame is never older than the moment it was asked for; ``wait=<seconds>``
+  bounds the wait, so a camera that stops answering raises instead of
+  hanging the program (and is then reopened by the retrying wrapper).
 - Automatic exposure and white balance chase every change in the picture: a
   red die entering the frame would shift the colours of the felt. They are
   locked (``AeEnable``/``AwbEnable`` off, the values they had reached set
@@ -37,6 +39,7 @@ class Picamera2Source(FrameSource):
         fps: float = 30.0,
         settle_s: float = 1.0,
         min_level: float = 40.0,
+        capture_timeout_s: float = 2.0,
         controls: dict[str, Any] | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -48,6 +51,7 @@ class Picamera2Source(FrameSource):
             raise SourceUnavailable(f"{self.name}: Picamera2 is not installed (Raspberry Pi OS package python3-picamera2)") from exc
         self.settle_s = settle_s
         self.min_level = min_level
+        self.capture_timeout_s = capture_timeout_s
         self._clock = clock
         self._cam = Picamera2(camera_num)
         try:
@@ -93,7 +97,7 @@ class Picamera2Source(FrameSource):
     def _capture(self) -> Any:
         if self._flush_supported:
             try:
-                return self._cam.capture_request(flush=True)
+                return self._cam.capture_request(flush=True, wait=self.capture_timeout_s)
             except TypeError:
                 # Picamera2 before 0.3.17 has no ``flush``: drop one queued frame instead.
                 self._flush_supported = False
