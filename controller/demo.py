@@ -29,7 +29,7 @@ from controller.camera import ReadPipeline
 from controller.config import Config
 from controller.journal import Journal, JournalError, verify
 from controller.players import Players
-from controller.table import JournaledTable, Phase, Step, TableState, expects_roll, lights_for
+from controller.table import JournaledTable, JournalMismatch, Phase, Step, TableState, expects_roll, lights_for
 from hardware.gpio import ManualClock, SimulatedDealer
 from vision.sources import GeneratedSource
 
@@ -79,6 +79,17 @@ class Printer:
                 print(f"      {describe(effect)}", file=self.out)
 
 
+def set_aside(path: Path, reason: str) -> Path:
+    """Rename a journal the demo cannot continue; returns its new name."""
+    from datetime import datetime, timezone
+
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
+    target = path.with_name(f"{path.stem}-{stamp}.set-aside{path.suffix}")
+    path.rename(target)
+    target.with_suffix(".reason.txt").write_text(reason + "\n")
+    return target
+
+
 class DemoTable:
     """One game of the demo: table, devices, dealer, camera, display."""
 
@@ -88,7 +99,16 @@ class DemoTable:
         self.inputs: queue.Queue = queue.Queue()
         self.rng = random.Random(seed)
         self.journal = Journal.open(config.state_dir / game)
-        self.table = JournaledTable.open(self.journal, game, config.rules)
+        self.set_aside: Path | None = None
+        try:
+            self.table = JournaledTable.open(self.journal, game, config.rules)
+        except JournalMismatch as exc:
+            # A demo journal left by an older version (other rules, other payouts): keep it, start anew.
+            # A real table never does this; `dicetable run --config` stops with the reason instead.
+            self.journal.close()
+            self.set_aside = set_aside(self.journal.path, str(exc))
+            self.journal = Journal.open(config.state_dir / game)
+            self.table = JournaledTable.open(self.journal, game, config.rules)
         self.clock = ManualClock()
 
         self.devices, factory = open_devices(config, lambda b: self.inputs.put(button_event(b)), clock=self.clock,
@@ -236,6 +256,8 @@ def run_demo(config: Config, *, rolls: int | None = None, seed: int = 7, state_d
             try:
                 print(f"\n== {game}: journal {demo.journal.path} (replayed {demo.table.replayed} earlier inputs)",
                       file=out)
+                if demo.set_aside:
+                    print(f"  (the earlier demo journal does not fit this version; kept as {demo.set_aside})", file=out)
                 demo.controller.redraw()
                 demo.settle_leftovers()
                 extra = _extra_bets(bets_file, game, config.game) if bets_file else []

@@ -182,3 +182,27 @@ def test_service_with_the_generated_camera_reads_a_roll_after_the_lock(tmp_path)
     assert read is not None, "the camera thread never handed a read to the table"
     assert read["frame"] and (tmp_path / "state" / "frames" / read["frame"]).exists()
     assert not runner.is_alive()
+
+
+def test_demo_sets_aside_a_journal_of_other_rules(tmp_path):
+    from controller.demo import DemoTable
+
+    with Journal.open(tmp_path / "craps") as journal:
+        JournaledTable.open(journal, "craps", TableConfig(max_bet=1000))  # an older demo under other limits
+    from dataclasses import replace
+
+    from controller.app import DisplayHandle
+
+    standin = start_standin()
+    link = DisplayLink(standin.port).start()
+    try:
+        demo = DemoTable(replace(load(None), state_dir=tmp_path), "craps", DisplayHandle(link, standin), 1, io.StringIO())
+        try:
+            assert demo.set_aside is not None and demo.set_aside.exists()
+            assert "other rules" in demo.set_aside.with_suffix(".reason.txt").read_text()
+            assert demo.table.replayed == 0
+        finally:
+            demo.close()
+    finally:
+        link.stop()
+        standin.stop()
