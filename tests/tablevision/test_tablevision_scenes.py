@@ -49,8 +49,10 @@ def test_scene_labels_give_the_values_asked_for_with_boxes_in_the_frame(setting)
         assert 0 <= x and 0 <= y and x + bw <= w and y + bh <= h and bw > 20 and bh > 20
 
 
-def test_box_holds_a_red_die_on_green_felt():
-    image, label = render_scene(3, (4, 4), camera=Camera(noise=0), glare=0.0)
+@pytest.mark.parametrize("tilt", [0.0, 0.3])
+def test_box_holds_a_red_die_on_green_felt(tilt):
+    image, label = render_scene(3, (4, 4), camera=Camera(noise=0), glare=0.0, tilt=tilt)
+    assert len(label.dice) == 2
     hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
     for die in label.dice:
         x, y, w, h = die.box

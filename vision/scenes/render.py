@@ -326,11 +326,13 @@ def render_scene(
     hand: bool = False,
     camera: Camera | None = None,
     glare: float | None = None,
+    tilt: float | None = None,
 ) -> tuple[np.ndarray, SceneLabel]:
     """One labelled still scene: dice at rest on a freshly drawn table.
 
     ``values`` defaults to two random dice (three in the cage). Everything not
-    given (table colours, light, die size, dice colour, noise, blur) is drawn
+    given (table colours, light, die size, dice colour, noise, blur, how far
+    the camera leans back from straight above: ``tilt`` in radians) is drawn
     from ``seed``.
     """
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
@@ -349,10 +351,41 @@ def render_scene(
     if hand:
         h, w = table.background.shape[:2]
         state = replace(state, hand=Hand((rng.uniform(0.2, 0.8) * w, rng.uniform(0.4, 0.7) * h), -np.pi / 2 + rng.uniform(-0.5, 0.5)))
-    return renderer.render(state, glare=float(rng.choice([0.0, 0.0, 0.5, 0.9])) if glare is None else glare)
+    image, label = renderer.render(state, glare=float(rng.choice([0.0, 0.0, 0.5, 0.9])) if glare is None else glare)
+    if tilt is None:
+        tilt = float(rng.uniform(0.0, 0.3)) if rng.random() < 0.5 else 0.0
+    return tilted(image, label, tilt) if tilt else (image, label)
+
+
+def tilted(image: np.ndarray, label: SceneLabel, tilt: float) -> tuple[np.ndarray, SceneLabel]:
+    """The scene as a camera leaning back by ``tilt`` radians sees it: the far side (top) shrinks.
+
+    A perspective warp of the finished frame, then the part every output pixel
+    of which comes from the drawn frame is cropped and scaled back to the
+    frame's size (nothing is invented at the borders, so nothing unlabelled
+    appears). The labels' boxes are carried through; a die pushed out of view
+    loses its label.
+    """
+    h, w = image.shape[:2]
+    dx = w * 0.25 * np.sin(tilt)
+    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    dst = np.float32([[dx, 0], [w - dx, 0], [w, h], [0, h]])
+    crop = np.array([[w / (w - 2 * dx), 0, -dx * w / (w - 2 * dx)], [0, 1, 0], [0, 0, 1]])
+    m = crop @ cv2.getPerspectiveTransform(src, dst)
+    out = cv2.warpPerspective(image, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    dice = []
+    for d in label.dice:
+        x, y, bw, bh = d.box
+        corners = cv2.perspectiveTransform(np.float32([[[x, y], [x + bw, y], [x + bw, y + bh], [x, y + bh]]]), m)[0]
+        x0, y0 = np.floor(corners.min(axis=0)).astype(int)
+        x1, y1 = np.ceil(corners.max(axis=0)).astype(int)
+        x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
+        if x1 - x0 >= 4 and y1 - y0 >= 4:
+            dice.append(replace(d, box=(int(x0), int(y0), int(x1 - x0), int(y1 - y0))))
+    return out, replace(label, dice=tuple(dice))
 
 
 __all__ = [
     "Camera", "DieLabel", "DieState", "Hand", "SceneLabel", "SceneRenderer", "SceneState",
-    "draw_hand", "place_dice", "random_look", "render_scene",
+    "draw_hand", "place_dice", "random_look", "render_scene", "tilted",
 ]
