@@ -79,6 +79,7 @@ class SettleConfig:
     reach_in_area: float = 2.5  # larger than this and crossing the area's edge: an arm, not dice
     die_size_px: float | None = None  # None: a twelfth of the frame's width
     adapt_rate: float = 0.05  # how fast the empty picture follows the lighting
+    follow_light: bool = True  # compare frames after evening out their overall brightness
 
     def frames(self, seconds: float) -> int:
         """``seconds`` as a whole number of frames (at least one)."""
@@ -277,6 +278,7 @@ class SettleDetector:
                 log.warning("landing mask %s does not fit frames %s: watching the whole frame", self._mask_full.shape[:2], shape)
             mask = np.ones(self._small_size[::-1], bool)
         self._mask = mask
+        self._mask_u8 = mask.astype(np.uint8) * 255
         # The rim of the landing area: its boundary with the rest of the frame, and the frame's edge.
         inside = np.pad(mask, 1).astype(np.uint8)
         self._edge = (cv2.erode(inside, np.ones((3, 3), np.uint8))[1:-1, 1:-1] == 0) & mask
@@ -300,6 +302,11 @@ class SettleDetector:
         """Where, in the landing area, ``a`` and ``b`` differ by more than ``threshold`` in some channel."""
         if b.dtype != a.dtype:
             b = b.astype(a.dtype)
+        if self.config.follow_light:
+            # Take out a change of overall brightness (lamp flicker, a USB camera's own
+            # exposure): it moves every pixel a little, a die moves a few pixels a lot.
+            ma, mb = cv2.mean(a, self._mask_u8), cv2.mean(b, self._mask_u8)
+            b = cv2.multiply(b, tuple(x / y if y > 1 else 1.0 for x, y in zip(ma, mb)))
         diff = cv2.absdiff(a, b)
         if diff.ndim == 3:
             blue, green, red = cv2.split(diff)  # numpy's max over a last axis of 3 is ten times slower

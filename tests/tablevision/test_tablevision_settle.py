@@ -240,3 +240,15 @@ def test_the_demo_camera_and_the_detector_agree_roll_after_roll(game):
         assert [type(e) for e in settled] == [Settled]
         assert sorted(settled[0].frame.meta["values"]) == sorted(values)
         assert not settled[0].frame.meta["moving"] and settled[0].roll == roll
+
+
+def test_flickering_light_is_not_motion():
+    """Some lamps flicker at mains frequency: the whole picture brightens and dims from frame to frame."""
+    rng = np.random.default_rng(9)
+    base = cv2.add(felt(rng), np.full((120, 160, 3), 60, np.uint8))  # a bright felt, where 12% is 20 levels
+    rolling = [with_die(base, 20 + 6 * k, 30 + 3 * k) for k in range(10)]
+    frames = [base] * 10 + rolling + [rolling[-1]] * 30
+    flicker = [cv2.convertScaleAbs(im, alpha=1.0 + 0.12 * (-1) ** i) for i, im in enumerate(frames)]
+    det = SettleDetector(SettleConfig(die_size_px=14))
+    events = [e for e in map(det.feed, stream(flicker)) if e]
+    assert [type(e) for e in events] == [Settled] and events[0].frame.index >= 20
