@@ -57,7 +57,7 @@ class GeneratedSource(FrameSource):
         self.rest_frames = max(1, int(round(rest_s * self.fps)))
         self.lead_frames = max(0, int(round(lead_s * self.fps)))
         self._rng = np.random.default_rng(seed)
-        self._queue: deque[tuple[SceneState, int, str]] = deque()
+        self._queue: deque[tuple[SceneState, int]] = deque()  # (scene, throw number)
         self._throws = 0
         self._count = 0
         self._start: float | None = None
@@ -91,7 +91,8 @@ class GeneratedSource(FrameSource):
         """Queue a throw that ends with ``values`` at rest; returns the throw's number (from 1).
 
         Queued behind any throw still playing. Switching between a rail game
-        and hazard changes the table shown. ``touching``: the first two dice
+        and hazard changes the table shown (and drops what was still queued
+        for the other table). ``touching``: the first two dice
         end up touching; ``leaning``: the index of a die that ends leaning on
         the rail (or on the cage's floor), for the reader's refusals.
         """
@@ -114,15 +115,14 @@ class GeneratedSource(FrameSource):
             self._idle = SceneState()
         else:
             self._idle = rest(states[-1], 1)[0]
-        for st in states:
-            self._queue.append((st, number, "throw"))
+        self._queue.extend((st, number) for st in states)
         return number
 
     def read(self) -> Frame:
         if self._closed:
             raise SourceUnavailable("generated: closed")
         if self._queue:
-            state, number, _ = self._queue.popleft()
+            state, number = self._queue.popleft()
         else:
             state, number = self._idle, 0
         image, label = self.renderer.render(state)
