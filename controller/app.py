@@ -94,8 +94,8 @@ class TableController:
                 self.display.show(display_state(state))
             except Exception:  # noqa: BLE001
                 log.exception("could not draw the display for %s", state.phase.value)
-        if before is not None and before.phase is Phase.SPINNING and state.phase is Phase.BETTING:
-            self.devices.motor.stop()  # the dealer voided the spin
+        if state.phase is not Phase.SPINNING and self.devices.motor.status.running:
+            self.devices.motor.stop()  # the cage turns only while the table is spinning (VOID, a spin_done)
         if motor_should_spin(before, state) and not self.devices.motor.status.running:
             try:
                 self.devices.motor.spin(self.spin_seconds)
