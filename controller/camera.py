@@ -113,7 +113,7 @@ def source_spec(config: Config) -> dict[str, Any]:
     if kind == "scenes":
         return {"type": "generated", "game": config.game, "fps": camera["fps"], "size": size, "realtime": True}
     if kind == "folder":
-        return {"type": "folder", "path": camera["path"], "fps": camera["fps"]}
+        return {"type": "folder", "path": camera["path"], "fps": camera["fps"], "realtime": True}
     if kind == "opencv":
         if camera["path"]:
             return {"type": "video", "path": camera["path"]}

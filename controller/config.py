@@ -243,8 +243,17 @@ def validate(data: dict[str, Any], source: str) -> Config:
     base = Path(source).parent if source != DEMO_SOURCE else Path(".")
     calibration, empty_image = _load_calibration(merged["calibration"], base, problems)
     camera = merged["camera"]
+    base_dir = Path(source).parent if source != DEMO_SOURCE else Path(".")
     if camera["source"] == "folder" and not camera["path"]:
         problems.append(("camera.path", "must name the folder of images when camera.source is \"folder\""))
+    elif camera["source"] in ("folder", "opencv") and isinstance(camera["path"], str) and camera["path"]:
+        # A recording is relative to this file; it must be there now (a live camera is retried instead).
+        recording = base_dir / camera["path"]
+        if camera["source"] == "folder" and not recording.is_dir():
+            problems.append(("camera.path", f"no such folder: {recording}"))
+        elif camera["source"] == "opencv" and not recording.is_file():
+            problems.append(("camera.path", f"no such video file: {recording}"))
+        camera["path"] = str(recording)
     if problems:
         raise ConfigError(source, problems)
     table = merged["table"]

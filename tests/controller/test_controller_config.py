@@ -59,6 +59,8 @@ def test_relative_state_dir_is_relative_to_the_file(tmp_path):
         ("[camera]\nfps = -3\n", "camera.fps", "positive whole number"),
         ("[camera]\nfps = true\n", "camera.fps", "positive whole number"),
         ('[camera]\nsource = "folder"\n', "camera.path", "folder of images"),
+        ('[camera]\nsource = "folder"\npath = "recorded"\n', "camera.path", "no such folder"),
+        ('[camera]\nsource = "opencv"\npath = "table.mp4"\n', "camera.path", "no such video file"),
         ("[camera]\nexposure = 4\n", "camera.exposure", "unknown key"),
         ("[pins]\nbutton_lock = 40\n", "pins.button_lock", "not a usable GPIO"),
         ("[pins]\nlock_button = 5\n", "pins.lock_button", "unknown key"),

@@ -63,8 +63,13 @@ def run(args: argparse.Namespace) -> int:
         # Events without a configuration: the demo's stand-ins, with the reads coming in the stream.
         config = replace(config, camera={**config.camera, "source": "none"})
 
+    from vision.sources import SourceError
+
     try:
         return run_table(config, events=events, resume=args.resume, exit_at_end=args.exit_at_end)
     except JournalError as exc:
         print(f"dicetable run: {exc}", file=sys.stderr)
         return 3
+    except SourceError as exc:  # a recorded folder or video that is not there (live cameras are retried)
+        print(f"dicetable run: {config.source}: camera: {exc}", file=sys.stderr)
+        return 2
