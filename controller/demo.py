@@ -176,9 +176,15 @@ class DemoTable:
         who = f"shooter {state.rules.shooter}" if hasattr(state.rules, "shooter") else "dealer's cage"
         point = getattr(state.rules, "point", None) or getattr(state.rules, "dealer_point", None)
         roller = f", {state.rules.roller}'s roll" if self.game == "bang" else ""
-        print(f"  {self.game} roll {number}: {who}{roller}, point {point or 'OFF'}", file=self.out)
+        where = "" if self.game == "hazard" else f", point {point or 'OFF'}"
+        print(f"  {self.game} roll {number}: {who}{roller}{where}", file=self.out)
+        placed = []
         for bet in extra_bets + self.players.bets(state):
-            self.controller.submit(bet)
+            if self.controller.submit(bet).accepted and bet.get("event") == "bet":
+                number_text = f" {bet['number']}" if bet.get("number") is not None else ""
+                placed.append(f"{bet['seat']} {bet['bet']}{number_text} {money(bet['amount'])}")
+        if placed:
+            print(f"    bets: {', '.join(placed)}", file=self.out)
         self.press("lock")
         lamps = lights_for(self.state)
         print(f"    bets locked (lamps: {', '.join(k for k, v in vars(lamps).items() if v) or 'none'})", file=self.out)
