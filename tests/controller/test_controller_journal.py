@@ -180,3 +180,10 @@ def test_game_events_export_replays_to_the_journaled_settlements(tmp_path, capsy
         replayed = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
         assert [r for r in replayed if r["event"] == "settle"] == settled and settled
         assert not [r for r in replayed if r["event"] == "rejected"]
+
+
+def test_journal_command_points_at_the_demo_journals(tmp_path, capsys):
+    with Journal.open(tmp_path / "craps") as j:
+        j.append({"event": "lock"})
+    assert main(["journal", "--state-dir", str(tmp_path), "verify"]) == 2
+    assert f"--state-dir {tmp_path / 'craps'}" in capsys.readouterr().err

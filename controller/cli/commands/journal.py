@@ -40,6 +40,17 @@ def _state_dir(args: argparse.Namespace):
     return load(args.config).state_dir
 
 
+def _suggest_demo_journals(state_dir) -> None:
+    """The demo keeps one journal per game under the state directory: name them."""
+    from pathlib import Path
+
+    from controller.journal.store import JOURNAL_FILE
+
+    found = sorted(p.parent for p in Path(state_dir).glob(f"*/{JOURNAL_FILE}"))
+    if found:
+        print("  journals found below it: " + ", ".join(f"--state-dir {p}" for p in found), file=sys.stderr)
+
+
 def _print_recall(records) -> None:
     for r in records:
         read = r.read
@@ -60,9 +71,12 @@ def run(args: argparse.Namespace) -> int:
     from controller.journal import Journal, JournalError, export_lines, game_event_lines, recall, verify
 
     try:
-        journal = Journal.open(_state_dir(args), readonly=True)
+        state_dir = _state_dir(args)
+        journal = Journal.open(state_dir, readonly=True)
     except (ConfigError, JournalError) as exc:
         print(f"dicetable journal: {exc}", file=sys.stderr)
+        if isinstance(exc, JournalError):
+            _suggest_demo_journals(state_dir)
         return 2
     with journal:
         if args.action == "verify":
