@@ -35,6 +35,7 @@ A roll that is settled appears as a ``roll`` effect (with its ``source``:
 """
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any, Mapping
@@ -43,6 +44,8 @@ from controller.rules import BetRejected, TableConfig
 from controller.table import rules_port
 from hardware.gpio.events import ButtonEvent
 from hardware.gpio.manual_entry import EntryStatus, ManualEntry, ManualEntryError
+
+log = logging.getLogger(__name__)
 
 HISTORY = 8
 """How many recent rolls the table remembers for the display."""
@@ -124,6 +127,13 @@ def step(state: TableState, event: Mapping[str, Any]) -> Step:
         return Step(state, (rules_port.rejection(exc, event),), accepted=False)
     except Refused as exc:
         return Step(state, (rules_port.rejection(BetRejected(exc.reason, exc.rule), event),), accepted=False)
+    except Exception as exc:  # noqa: BLE001
+        # A fault in the code, not in the input. The input is already journaled, so raising would fail
+        # again at every replay and keep the table down; refusing it (the same way at every replay)
+        # keeps the table up with the state unchanged, and the log has the traceback.
+        log.exception("internal error on %r", event)
+        reason = f"internal error ({type(exc).__name__}: {exc}); the event changed nothing"
+        return Step(state, (rules_port.rejection(BetRejected(reason, None), event),), accepted=False)
 
 
 def _step(state: TableState, event: Mapping[str, Any]) -> Step:

@@ -243,3 +243,16 @@ def test_no_read_with_a_wrong_count_keeps_no_dice():
     assert display_state(state).dice == ()  # the display shows at most three dice: nothing here
     state, _ = run(new_table("craps", CONFIG), LOCK, read("no_read", [3, 4], 0.2))
     assert state.pending.dice == (3, 4)  # a whole roll seen (dice touching): the hand entry starts there
+
+
+def test_a_fault_in_the_code_refuses_the_input_instead_of_wedging_the_table(monkeypatch):
+    from controller.table import rules_port
+
+    def broken(state, event):
+        raise KeyError("boom")
+
+    state = new_table("craps", CONFIG)
+    monkeypatch.setattr(rules_port, "apply", broken)
+    result = step(state, bet("A", "pass", 500))
+    assert not result.accepted and result.state == state
+    assert "internal error (KeyError" in result.effects[0]["reason"]
