@@ -36,6 +36,15 @@ def _plain(data: Any) -> Any:
     return json.loads(json.dumps(data))
 
 
+def _comparable(effect: dict[str, Any]) -> str:
+    """An effect as recovery compares it: everything, except the wording of a refusal's reason
+    (a clearer message in a newer version must not stop a table; what was refused, and under
+    which rule, must still match)."""
+    if effect.get("event") == "rejected":
+        effect = {k: v for k, v in effect.items() if k != "reason"}
+    return canonical_json(effect)
+
+
 def table_header(game: str, config: TableConfig) -> dict[str, Any]:
     return {"event": "table", "game": game, "rules": _plain(config.to_dict())}
 
@@ -87,9 +96,9 @@ class JournaledTable:
             end = index + 1
             while end < len(entries) and entries[end].kind == EFFECT:
                 end += 1
-            recorded = [canonical_json(e.event) for e in entries[index + 1 : end]]
+            recorded = [_comparable(e.event) for e in entries[index + 1 : end]]
             result = flow.step(state, entry.event)
-            expected = [canonical_json(_plain(e)) for e in result.effects]
+            expected = [_comparable(_plain(e)) for e in result.effects]
             if recorded != expected:
                 if end == len(entries) and not recorded:
                     journal.append_many([_plain(e) for e in result.effects], EFFECT)

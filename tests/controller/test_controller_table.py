@@ -256,3 +256,12 @@ def test_a_fault_in_the_code_refuses_the_input_instead_of_wedging_the_table(monk
     result = step(state, bet("A", "pass", 500))
     assert not result.accepted and result.state == state
     assert "internal error (KeyError" in result.effects[0]["reason"]
+
+
+def test_recovery_tolerates_a_reworded_refusal_but_not_other_money(tmp_path):
+    with Journal.open(tmp_path) as journal:
+        table = JournaledTable.open(journal, "craps", CONFIG)
+        table.submit(CONFIRM)  # refused: nothing to confirm
+        journal.append(CONFIRM, INPUT)
+        journal.append_many([{"event": "rejected", "refused": "confirm", "reason": "older wording", "rule": None}], EFFECT)
+        assert JournaledTable.open(journal, "craps", CONFIG).replayed == 2
