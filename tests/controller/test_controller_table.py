@@ -258,7 +258,7 @@ def test_a_fault_in_the_code_refuses_the_input_instead_of_wedging_the_table(monk
     assert "internal error (KeyError" in result.effects[0]["reason"]
 
 
-def test_recovery_tolerates_a_reworded_refusal_but_not_other_money(tmp_path):
+def test_recovery_tolerates_a_reworded_refusal(tmp_path):
     with Journal.open(tmp_path) as journal:
         table = JournaledTable.open(journal, "craps", CONFIG)
         table.submit(CONFIRM)  # refused: nothing to confirm
