@@ -57,6 +57,8 @@ READ_STATUSES = ("ok", "uncertain", "no_read")
 
 
 class Phase(str, Enum):
+    """Where the table is in a roll (the module docstring says what each phase accepts)."""
+
     BETTING = "betting"
     SPINNING = "spinning"
     LOCKED = "locked"
@@ -104,7 +106,7 @@ class Step:
 
 
 class Refused(Exception):
-    """An input at the wrong moment; carries the reason (and the rule when the rules engine refused)."""
+    """An input the table refuses at this moment (the rules engine refuses with ``BetRejected``)."""
 
     def __init__(self, reason: str, rule: str | None = None):
         super().__init__(reason)
