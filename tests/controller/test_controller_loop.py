@@ -114,7 +114,7 @@ def test_wrong_moment_button_press_is_journaled_and_changes_nothing(rig):
     assert rows[-2] == {"event": "confirm"} and rows[-1]["event"] == "rejected"
 
 
-def test_service_runs_a_scripted_session_and_shows_it(tmp_path):
+def test_service_runs_a_scripted_session_and_shows_it(tmp_path, monkeypatch):
     config_file = tmp_path / "table.toml"
     config_file.write_text('[table]\ngame = "craps"\nstate_dir = "state"\n[camera]\nsource = "none"\n')
     events = [
@@ -125,7 +125,19 @@ def test_service_runs_a_scripted_session_and_shows_it(tmp_path):
     ]
     out = io.StringIO()
     stream = io.StringIO("".join(json.dumps(e) + "\n" for e in events) + "{oops\n")
+    notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    notify.bind(str(tmp_path / "notify"))
+    notify.settimeout(0)
+    monkeypatch.setenv("NOTIFY_SOCKET", str(tmp_path / "notify"))
     assert run_table(load(config_file), events=stream, exit_at_end=True, out=out) == 0
+    told = []
+    while True:
+        try:
+            told.append(notify.recv(4096).decode())
+        except BlockingIOError:
+            break
+    notify.close()
+    assert told[0].startswith("READY=1") and told[-1] == "STOPPING=1"
     lines = out.getvalue().splitlines()
     assert json.loads(lines[1])["dice"] == [6, 6] and json.loads(lines[2])["paid"] == 1000
     assert json.loads(lines[3])["refused"] == "malformed"
