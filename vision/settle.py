@@ -85,6 +85,13 @@ class SettleConfig:
         """``seconds`` as a whole number of frames (at least one)."""
         return max(1, int(round(seconds * self.fps)))
 
+    @classmethod
+    def in_frames(
+        cls, fps: float = 30.0, still: int = 6, empty: int = 6, spin: int = 30, timeout: int = 300, **others: object
+    ) -> "SettleConfig":
+        """The same settings given as frame counts at ``fps`` (for recordings thought of frame by frame)."""
+        return cls(fps=fps, still_s=still / fps, empty_s=empty / fps, spin_s=spin / fps, timeout_s=timeout / fps, **others)  # type: ignore[arg-type]
+
 
 @dataclass(frozen=True)
 class Settled:

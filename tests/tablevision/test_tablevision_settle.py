@@ -252,3 +252,14 @@ def test_flickering_light_is_not_motion():
     det = SettleDetector(SettleConfig(die_size_px=14))
     events = [e for e in map(det.feed, stream(flicker)) if e]
     assert [type(e) for e in events] == [Settled] and events[0].frame.index >= 20
+
+
+def test_thresholds_may_be_given_in_frames():
+    cfg = SettleConfig.in_frames(fps=25, still=9, spin=20, mode="cage")
+    assert cfg.mode == "cage" and cfg.fps == 25
+    assert cfg.frames(cfg.still_s) == 9 and cfg.frames(cfg.spin_s) == 20
+    _, _, _, six = run("roll", 0)
+    sc, frames = filmed("roll", 0)
+    det = SettleDetector(SettleConfig.in_frames(still=12, die_size_px=sc.table.die_size), landing_mask=sc.table.landing, empty=sc.table.background)
+    twelve = [e for e in map(det.feed, frames) if e]
+    assert twelve[0].frame.index - six[0].frame.index == 6
