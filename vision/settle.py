@@ -24,7 +24,10 @@ landing-area mask:
   second roll. In the hazard cage the dice never leave: it is armed again
   by the cage's spin (``spin_s`` of continuous motion). The controller may also
   :meth:`~SettleDetector.arm` it (bets locked) and
-  :meth:`~SettleDetector.disarm` it.
+  :meth:`~SettleDetector.disarm` it. A roll that does not come to rest
+  within ``timeout_s`` (count it from the start of the cage's spin, so make it
+  longer than a spin) gives one :class:`Unsettled` and disarms: the dealer
+  decides that roll, and those dice stopping later are not the next roll.
 - **Empty or not** compares the still scene with a picture of the empty table
   (from calibration, :meth:`~SettleDetector.set_empty`, or, failing both, the
   scene at start if it stays still before anything moves, which must then be
@@ -234,7 +237,7 @@ class SettleDetector:
                     self.arm()
                 return None
             if present > self._max_presence_px or self._reaches_in(present_map):
-                return None  # a hand or an object resting in the landing area: wait for it to go
+                return self._check_timeout(frame)  # a hand or an object resting in the landing area: wait for it to go
         if not (self.armed and self._motion_since_arm):
             return None
         self.armed = False
@@ -251,6 +254,9 @@ class SettleDetector:
         if frame.index - self._motion_start < self._timeout_frames:
             return None
         self._timed_out = True
+        # The roll goes to the dealer; when these dice stop at last they must not be
+        # taken for the next roll, so nothing is handed out until armed again.
+        self.armed = False
         reason = f"no rest {self.config.timeout_s:g} s after the dice started moving"
         log.warning("roll %d: %s", self.rolls + 1, reason)
         return Unsettled(frame, self.rolls + 1, self._motion_start, reason)

@@ -52,6 +52,21 @@ def test_a_roll_that_never_settles_is_reported_once_and_never_handed_out():
     event = events[0]
     assert event.frame.index - event.since_index == det.config.frames(5.0)
     assert "no rest" in event.reason
+    # When the die stops at last, the dealer has decided that roll: it is not the next one.
+    last = frames[-1]
+    after = [Frame(last.image, 0, last.index + 1 + k) for k in range(30)]
+    assert [e for e in map(det.feed, after) if e] == []
+
+
+def test_a_hand_resting_too_long_after_a_throw_times_out():
+    rng = np.random.default_rng(10)
+    base = felt(rng)
+    rolling = [with_die(base, 20 + 6 * k, 30 + 3 * k) for k in range(10)]
+    hand = with_die(base, 60, 60)
+    cv2.ellipse(hand, (80, 119), (30, 26), 0, 0, 360, (120, 150, 200), -1)  # the dealer's hand over the die, at the edge
+    det = SettleDetector(SettleConfig(die_size_px=14, timeout_s=2.0), empty=base)
+    events = [e for e in map(det.feed, stream([base] * 10 + rolling + [hand] * 80)) if e]
+    assert [type(e) for e in events] == [Unsettled]
 
 
 def test_bumped_dice_hand_a_single_frame_showing_where_they_stopped():
