@@ -64,7 +64,7 @@ def _from_source(spec: str, frames: int, game: str | None) -> tuple[list, list, 
                 out.append(source.read().image)
             except (BrokenFrame, SourceUnavailable) as exc:
                 misses += 1
-                if misses > 50:
+                if misses > 10:  # about ten seconds without a frame
                     raise SourceUnavailable(f"the camera gives no frames: {exc}") from exc
         return out
 
