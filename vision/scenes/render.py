@@ -227,7 +227,7 @@ def draw_hand(img: np.ndarray, hand: Hand, die_size: float) -> None:
         return
     f = 3.0
     sw, sh = max(1, int(np.ceil((x1 - x0) / f))), max(1, int(np.ceil((y1 - y0) / f)))
-    small = np.zeros((sh, sw), np.float32)
+    small = np.zeros((sh, sw), np.uint8)  # OpenCV smooths edges on 8-bit images only
     org = np.array([x0, y0], float)
 
     def at(p: np.ndarray) -> tuple[int, int]:
@@ -235,18 +235,21 @@ def draw_hand(img: np.ndarray, hand: Hand, die_size: float) -> None:
         return int(round(q[0])), int(round(q[1]))
 
     for a, b, t in lines:
-        cv2.line(small, at(a), at(b), 1.0, max(1, int(t / f)), cv2.LINE_AA, 4)
-    cv2.ellipse(small, at(palm), (int(s * 1.35 / f * 16), int(s * 1.2 / f * 16)), float(np.degrees(hand.angle)), 0, 360, 1.0, -1, cv2.LINE_AA, 4)
+        cv2.line(small, at(a), at(b), 255, max(1, int(t / f)), cv2.LINE_AA, 4)
+    cv2.ellipse(small, at(palm), (int(s * 1.35 / f * 16), int(s * 1.2 / f * 16)), float(np.degrees(hand.angle)), 0, 360, 255, -1, cv2.LINE_AA, 4)
+    small = small.astype(np.float32) * np.float32(1 / 255)
     shift = np.float32([[1, 0, s * 0.3 / f], [0, 1, s * 0.5 / f]])
     shadow = cv2.GaussianBlur(cv2.warpAffine(small, shift, (sw, sh)), (0, 0), s * 0.4 / f)
     shade = cv2.GaussianBlur(small, (0, 0), s * 0.3 / f)  # rounder, darker towards the edges
+    skin = cv2.convertScaleAbs(cv2.multiply(cv2.merge([0.7 + 0.4 * shade] * 3), (120.0, 150.0, 200.0, 0.0)))
+    # Back to full size and blended with per-pixel weights: one pass each, in 8 bits.
     size = (x1 - x0, y1 - y0)
-    a = cv2.resize(small, size, interpolation=cv2.INTER_LINEAR)[:, :, None]
-    shadow = cv2.resize(shadow, size, interpolation=cv2.INTER_LINEAR)[:, :, None]
-    shade = cv2.resize(shade, size, interpolation=cv2.INTER_LINEAR)[:, :, None]
-    roi = img[y0:y1, x0:x1].astype(np.float32) * (1 - 0.5 * shadow)
-    colour = np.array((120, 150, 200), np.float32) * (0.7 + 0.4 * shade)
-    img[y0:y1, x0:x1] = np.clip(colour * a + roi * (1 - a), 0, 255).astype(np.uint8)
+    a = cv2.resize(small, size, interpolation=cv2.INTER_LINEAR)
+    dark = 0.5 * cv2.resize(shadow, size, interpolation=cv2.INTER_LINEAR)
+    roi = np.ascontiguousarray(img[y0:y1, x0:x1])
+    roi = cv2.blendLinear(roi, np.zeros_like(roi), 1.0 - dark, dark)
+    skin = cv2.resize(skin, size, interpolation=cv2.INTER_LINEAR)
+    img[y0:y1, x0:x1] = cv2.blendLinear(skin, roi, a, 1.0 - a)
 
 
 def _any_touching(dice: tuple[DieState, ...], size: float) -> bool:
