@@ -197,13 +197,13 @@ def draw_die(
 
     body = np.array(look.body, float) * gain
     pip = np.array(look.pip, float) * gain
-    # Ghost pips of the face pointing down, seen through the translucent body.
-    bottom = min(_FACES, key=lambda v: (rot @ np.array(_FACES[v][0], float))[2])
-    for value, pts, facing in faces:
+    for value, pts, _facing in faces:
         n = rot @ np.array(_FACES[value][0], float)
         shade = 0.5 + 0.5 * max(0.0, float(n @ light))
         _poly(colour, pts, origin, tuple(np.clip(body * shade, 0, 255).tolist()))
         _poly(alpha, pts, origin, 255)
+    # Ghost pips of the face pointing down, seen through the translucent body.
+    bottom = min(_FACES, key=lambda v: (rot @ np.array(_FACES[v][0], float))[2])
     if look.ghost > 0:
         ghost = tuple(np.clip(body * 0.9 * (1 - look.ghost) + pip * look.ghost * 0.8, 0, 255).tolist())
         for gx, gy in PIP_LAYOUT[bottom]:
