@@ -92,3 +92,26 @@ def test_calibrate_without_frames_or_with_bad_ones_fails_cleanly(tmp_path: Path,
     assert main(["calibrate", "--empty", str(noise), "--dice", str(noise), "--out", str(tmp_path / "b")]) == 2
     assert "felt" in capsys.readouterr().err
     assert not (tmp_path / "b").exists()
+
+
+def test_a_calibrated_generated_table_settles_each_throw_once(tmp_path: Path):
+    """Calibration feeding settle detection, as a configured table on a laptop uses them."""
+    from vision.calibrate import load_empty_image
+    from vision.settle import SettleConfig, SettleDetector, Settled
+    from vision.sources import GeneratedSource
+
+    out = tmp_path / "cal"
+    assert main(["calibrate", "--source", "generated:seed=6,size=320x240", "--out", str(out)]) == 0
+    cal = load_calibration(out / "calibration.toml")
+    empty = load_empty_image(out / "calibration.toml")
+    src = GeneratedSource(seed=6, size=(320, 240), rest_s=0.4)  # the same table, filmed again
+    det = SettleDetector(SettleConfig(die_size_px=cal.die_size_px), landing_mask=cal.landing_mask, empty=empty)
+    for values in ([1, 6], [4, 4]):
+        src.throw(values)
+        settled = []
+        while src.pending:
+            event = det.feed(src.read())
+            if event is not None:
+                settled.append(event)
+        assert [type(e) for e in settled] == [Settled]  # armed by the empty table, no controller needed
+        assert sorted(settled[0].frame.meta["values"]) == sorted(values)
