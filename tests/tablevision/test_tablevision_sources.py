@@ -357,3 +357,54 @@ def test_generated_throw_can_end_with_touching_or_leaning_dice():
     leaning = at_rest(leaning=1)
     assert leaning and all([d.leaning for d in label.dice] == [False, True] for label in leaning)
     assert not any(label.touching for label in at_rest())
+
+
+class FakeCapture:
+    """A USB camera as cv2.VideoCapture shows it, following a script shared by every opening."""
+
+    def __init__(self, script: list[str], image: np.ndarray) -> None:
+        self.script, self.image, self.released = script, image, False
+
+    def isOpened(self) -> bool:  # noqa: N802 - OpenCV's name
+        return not (self.script and self.script[0] == "absent" and self.script.pop(0))
+
+    def set(self, prop, value) -> bool:
+        return True
+
+    def get(self, prop) -> float:
+        return 30.0
+
+    def read(self):
+        step = self.script.pop(0) if self.script else "ok"
+        return (False, None) if step == "fail" else (True, self.image.copy())
+
+    def release(self) -> None:
+        self.released = True
+
+
+def test_usb_camera_unplugged_and_plugged_back(monkeypatch, make_frame):
+    import vision.sources.opencv as opencv_module
+
+    script = ["ok", "fail", "ok", "fail", "fail", "fail", "absent", "absent", "ok"]
+    opened: list[FakeCapture] = []
+
+    def fake_capture(target):
+        opened.append(FakeCapture(script, make_frame(5)))
+        return opened[-1]
+
+    monkeypatch.setattr(opencv_module.cv2, "VideoCapture", fake_capture)
+    clock = FakeClock()
+    src = RetryingSource(lambda: OpenCVSource(0), name="usb:0", max_broken=3, max_block_s=5, clock=clock, sleep=clock.sleep)
+    outcomes = []
+    for _ in range(9):
+        try:
+            src.read()
+            outcomes.append("ok")
+        except BrokenFrame:
+            outcomes.append("broken")
+        except SourceUnavailable:
+            outcomes.append(src.health.state.value)
+    # One failed grab is a broken frame; three in a row: unplugged. Reopening fails twice, then works.
+    assert outcomes == ["ok", "broken", "ok", "broken", "broken", "lost", "lost", "lost", "ok"]
+    assert opened[0].released and len(opened) == 4
+    assert src.health.state is HealthState.OK

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import cv2
 
-from vision.sources.base import EndOfStream, Frame, FrameSource, HealthState, SourceUnavailable, check_image
+from vision.sources.base import BrokenFrame, EndOfStream, Frame, FrameSource, HealthState, SourceUnavailable, check_image
 
 
 def is_live(target: int | str) -> bool:
@@ -18,7 +18,8 @@ class OpenCVSource(FrameSource):
     """Frames from ``cv2.VideoCapture(target)``.
 
     Live targets are stamped with :func:`time.monotonic` at capture and a
-    failed read means the camera is gone (:class:`SourceUnavailable`); files
+    failed read is a :class:`BrokenFrame` (several in a row: the camera is
+    gone, and the retrying wrapper reopens it); files
     are stamped with their own position, end with :class:`EndOfStream` (or
     start again when ``loop``), and are paced to their frame rate when
     ``realtime`` (a replay that behaves like a camera).
@@ -63,7 +64,9 @@ class OpenCVSource(FrameSource):
         ok, image = self._cap.read()
         if not ok:
             if self.live:
-                raise SourceUnavailable(f"{self.name}: the camera stopped delivering frames")
+                # One failed grab (a corrupt MJPEG frame, a USB hiccup) is a broken frame;
+                # a run of them means the camera is gone (RetryingSource's max_broken).
+                raise BrokenFrame(f"{self.name}: the camera returned no frame")
             if self.loop and self._file_frame > 0:
                 self._offset += self._file_frame / self.fps
                 self._file_frame = 0
