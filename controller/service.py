@@ -35,7 +35,12 @@ def run_table(config: Config, *, events: IO[str] | None = None, resume: bool = F
         exit_on_signals()
     inputs: queue.Queue = queue.Queue()
     journal = Journal.open(config.state_dir)
-    table = JournaledTable.open(journal, config.game, config.rules)
+
+    def replaying(done: int, total: int) -> None:
+        # A long journal takes a while to replay: ask systemd for more start time as it goes.
+        notifier.notify(EXTEND_TIMEOUT_USEC="30000000", STATUS=f"replaying the journal: row {done} of {total}")
+
+    table = JournaledTable.open(journal, config.game, config.rules, progress=replaying)
     print(f"{config.game} table from {config.state_dir}: replayed {table.replayed} inputs"
           + (f", completed {table.completed} effects cut off by the last stop" if table.completed else ""), file=out)
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from controller.journal import EFFECT, INPUT, Journal, JournalError, verify
 from controller.journal.chain import canonical_json
@@ -26,6 +26,9 @@ from controller.table import flow
 from controller.table.flow import Step, TableState
 
 log = logging.getLogger(__name__)
+
+PROGRESS_EVERY = 5000
+"""Rows between two progress reports of a replay."""
 
 
 class JournalMismatch(JournalError):
@@ -61,8 +64,13 @@ class JournaledTable:
         """How many effect rows the recovery had to write for an input cut off by a crash."""
 
     @classmethod
-    def open(cls, journal: Journal, game: str, config: TableConfig) -> "JournaledTable":
-        """Recover the table from its journal (a new journal starts with the table header)."""
+    def open(cls, journal: Journal, game: str, config: TableConfig,
+             progress: Callable[[int, int], None] | None = None) -> "JournaledTable":
+        """Recover the table from its journal (a new journal starts with the table header).
+
+        ``progress(done, total)`` is called every :data:`PROGRESS_EVERY` rows of a long replay
+        (the service uses it to keep systemd's start timeout from expiring).
+        """
         report = verify(journal)
         if not report.ok:
             raise JournalMismatch(
@@ -89,7 +97,11 @@ class JournaledTable:
             )
         state = flow.new_table(game, config)
         index, replayed, completed = 1, 0, 0
+        next_report = PROGRESS_EVERY
         while index < len(entries):
+            if progress is not None and index >= next_report:
+                progress(index, len(entries))
+                next_report += PROGRESS_EVERY
             entry = entries[index]
             if entry.kind != INPUT:
                 raise JournalMismatch(f"{journal.path}: row {entry.seq} is an effect with no input before it")

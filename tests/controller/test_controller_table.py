@@ -265,3 +265,17 @@ def test_recovery_tolerates_a_reworded_refusal(tmp_path):
         journal.append(CONFIRM, INPUT)
         journal.append_many([{"event": "rejected", "refused": "confirm", "reason": "older wording", "rule": None}], EFFECT)
         assert JournaledTable.open(journal, "craps", CONFIG).replayed == 2
+
+
+def test_long_replays_report_progress(tmp_path, monkeypatch):
+    from controller.table import journaled
+
+    monkeypatch.setattr(journaled, "PROGRESS_EVERY", 4)
+    with Journal.open(tmp_path) as journal:
+        table = JournaledTable.open(journal, "craps", CONFIG)
+        for event in _session():
+            table.submit(event)
+        seen = []
+        JournaledTable.open(journal, "craps", CONFIG, progress=lambda done, total: seen.append((done, total)))
+        rows = len(journal)
+    assert seen and all(total == rows for _, total in seen) and seen == sorted(seen)
