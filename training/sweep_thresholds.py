@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import pickle
+import re
 import sys
 from pathlib import Path
 
@@ -26,29 +28,43 @@ from vision.reader.nets import default_nets  # noqa: E402
 from vision.reader.read import _evidence  # noqa: E402
 
 GRID = {
-    "DIE_PEAK": [0.2, 0.3, 0.4],
+    "DIE_PEAK": [0.2, 0.3],
     "FAINT_PEAK": [0.1, 0.15],
-    "NOT_A_DIE": [0.3, 0.5],
-    "DOUBT": [0.1, 0.2, 0.4],
-    "TOUCHING": [0.7, 0.8, 0.9],
-    "SURE_ALONE": [0.98, 0.99, 0.995, 0.999],
-    "SURE_WITH_PIPS": [0.8, 0.9, 0.95],
+    "NOT_A_DIE": [0.5],
+    "DOUBT": [0.4, 0.6, 0.8],
+    "TOUCHING": [0.6, 0.7],
+    "SURE_ALONE": [0.8, 0.9, 0.95, 0.98],
+    "SURE_WITH_PIPS": [0.5, 0.6, 0.8],
 }
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--datasets", type=Path, default=ROOT.parent / "shared" / "datasets")
-    args = ap.parse_args(argv)
+def collect(datasets: Path) -> list:
+    """Run the networks once over every tune image."""
     cv2.setNumThreads(1)
     nets = default_nets()
     cases = []
-    for folder in sorted(p for p in args.datasets.iterdir() if p.is_dir()):
+    for folder in sorted(p for p in datasets.iterdir() if p.is_dir()):
         for item in select(load_folder(folder), "tune"):
             frame = cv2.imread(str(item.path), cv2.IMREAD_COLOR)
             if frame is not None:
                 cases.append((folder.name, item, frame.shape, _evidence(frame, nets, None, len(item.dice))))
         print(f"{folder.name}: {len(cases)} images", file=sys.stderr, flush=True)
+    return cases
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--datasets", type=Path, default=ROOT.parent / "shared" / "datasets")
+    ap.add_argument("--cache", type=Path, default=None,
+                    help="keep the networks' evidence in this pickle and reuse it (same models only)")
+    args = ap.parse_args(argv)
+    if args.cache and args.cache.is_file():
+        cases = pickle.loads(args.cache.read_bytes())
+    else:
+        cases = collect(args.datasets)
+        if args.cache:
+            args.cache.write_bytes(pickle.dumps(cases))
+    reasons: dict[str, int] = {}
     rows = []
     keys = list(GRID)
     for combo in itertools.product(*(GRID[k] for k in keys)):
@@ -57,6 +73,9 @@ def main(argv=None) -> int:
         per = {}
         for name, item, shape, ev in cases:
             read = J.judge(ev, len(item.dice), shape)
+            if read.reason:
+                key = f"{name[:6]} {re.sub(r'[0-9]+', 'N', read.reason)}"
+                reasons[key] = reasons.get(key, 0) + 1
             s = score(item, read, shape[1], shape[0])
             t = per.setdefault(name, [0, 0, 0, 0, 0])
             t[0] += 1
@@ -68,6 +87,7 @@ def main(argv=None) -> int:
         ok = {n: t[1] / t[0] for n, t in per.items()}
         rows.append((silent, -min(ok.values()), combo, ok, {n: t[3] / t[4] for n, t in per.items()}))
     rows.sort(key=lambda r: (r[0], r[1]))
+    print("reasons over the whole grid:", sorted(reasons.items(), key=lambda kv: -kv[1])[:12])
     for silent, _, combo, ok, acc in rows[:15]:
         print(dict(zip(keys, combo)), "silent", silent, "ok", {k: round(v, 3) for k, v in ok.items()},
               "die-acc", {k: round(v, 4) for k, v in acc.items()})

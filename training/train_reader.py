@@ -43,10 +43,10 @@ PIP_BOX_FOLDERS = {"matteop65-wood-webcam": 0.55}
 
 
 # ---------------------------------------------------------------- data
-def load_real(root: Path, split: str) -> list[tuple[np.ndarray, list[tuple[float, float, float, int]]]]:
+def load_real(folders: list[Path], split: str) -> list[tuple[np.ndarray, list[tuple[float, float, float, int]]]]:
     """Images of the chosen split with dice as (cx, cy, bbox side, value) in pixels."""
     out = []
-    for folder in sorted(p for p in root.iterdir() if p.is_dir()):
+    for folder in folders:
         pip_ratio = PIP_BOX_FOLDERS.get(folder.name)
         for item in select(load_folder(folder), split):
             img = cv2.imread(str(item.path), cv2.IMREAD_COLOR)
@@ -221,8 +221,9 @@ def focal(logit, target):
 
 def train_detector(rng, data, steps, batch=16, init: Path | None = None):
     net = Detector()
-    if init:
+    if init and init.is_file():
         net.load_state_dict(torch.load(init))
+        print(f"  starting from {init}", flush=True)
     opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps)
     t0 = time.time()
@@ -247,8 +248,9 @@ def train_detector(rng, data, steps, batch=16, init: Path | None = None):
 
 def train_classifier(rng, data, steps, negatives, batch=128, init: Path | None = None):
     net = Classifier()
-    if init:
+    if init and init.is_file():
         net.load_state_dict(torch.load(init))
+        print(f"  starting from {init}", flush=True)
     opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps)
     lossf = nn.CrossEntropyLoss(label_smoothing=0.02)
@@ -280,6 +282,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--datasets", type=Path, default=ROOT.parent / "shared" / "datasets")
     ap.add_argument("--out", type=Path, default=ROOT / "vision" / "models")
+    ap.add_argument("--extra", type=Path, action="append", default=[],
+                    help="a labelled folder used whole, e.g. scenes from `python -m vision.scenes.dataset`")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--det-steps", type=int, default=2500)
     ap.add_argument("--cls-steps", type=int, default=2500)
@@ -295,7 +299,8 @@ def main(argv=None) -> int:
     cv2.setNumThreads(1)
     rng = np.random.default_rng(args.seed)
     print("loading the tune split of", args.datasets, flush=True)
-    real = load_real(args.datasets, "tune")
+    real = load_real(sorted(p for p in args.datasets.iterdir() if p.is_dir()), "tune")
+    real += load_real(args.extra, "all")
     print(f"generating {args.synth} scenes", flush=True)
     synth = [scene(rng) for _ in range(args.synth)]
     synth = [s for s in synth if s[1]]

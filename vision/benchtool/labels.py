@@ -110,14 +110,23 @@ def _read_manifest(folder: Path) -> list[LabelledImage]:
 def load_folder(folder: str | Path) -> list[LabelledImage]:
     """Every labelled image under ``folder``, sorted by path.
 
-    A ``manifest.csv`` at the top wins; otherwise every image file with a YOLO
-    label is taken (images without a label are skipped: they have no truth).
+    Every image file with a YOLO label is taken (images without one have no
+    truth and are skipped). A ``manifest.csv`` at the top is used instead
+    when it lists more images than have YOLO labels: positions, when there
+    are some for every image, make the stronger score.
     """
     folder = Path(folder)
     if not folder.is_dir():
         raise LabelError(f"{folder}: not a folder")
+    positional = _read_yolo(folder)
     if (folder / "manifest.csv").is_file():
-        return sorted(_read_manifest(folder), key=lambda li: str(li.path))
+        listed = _read_manifest(folder)
+        if len(listed) > len(positional):
+            return sorted(listed, key=lambda li: str(li.path))
+    return positional
+
+
+def _read_yolo(folder: Path) -> list[LabelledImage]:
     out = []
     for path in sorted(folder.rglob("*")):
         if path.suffix.lower() not in IMAGE_SUFFIXES or not path.is_file():

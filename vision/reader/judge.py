@@ -26,17 +26,17 @@ from vision.model import DiceRead, Die, ReadStatus
 #: A candidate whose detector peak is at least this is counted as a die.
 DIE_PEAK = 0.2
 #: ... and below it, but above ``FAINT_PEAK``, it is a doubt: a die may be there.
-FAINT_PEAK = 0.1
+FAINT_PEAK = 0.15
 #: A candidate the classifier calls "not a die" with this probability is dropped ...
 NOT_A_DIE = 0.5
 #: ... and a dropped or faint candidate below this one leaves a doubt (uncertain).
-DOUBT = 0.2
+DOUBT = 0.6
 #: Centres closer than this many die sides are touching or stacked dice.
-TOUCHING = 0.8
+TOUCHING = 0.7
 #: A die is ``ok`` without the pip counter's agreement only above this confidence ...
-SURE_ALONE = 0.995
+SURE_ALONE = 0.9
 #: ... and with the pip counter agreeing, above this one.
-SURE_WITH_PIPS = 0.95
+SURE_WITH_PIPS = 0.7
 #: When the biggest die of a roll looks this many times the size of the
 #: smallest, one may be leaning (showing a side) or stacked.
 SIZE_RATIO = 1.5

@@ -16,6 +16,9 @@ import numpy as np
 MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
 DETECTOR_FILE = MODELS_DIR / "dice_detector.onnx"
 CLASSIFIER_FILE = MODELS_DIR / "dice_classifier.onnx"
+#: A second classifier, trained apart (other run, other data mix): the two
+#: must agree, one on the straight crop and one on the turned crop.
+SECOND_CLASSIFIER_FILE = MODELS_DIR / "dice_classifier_b.onnx"
 
 
 class ModelMissing(RuntimeError):
@@ -25,9 +28,10 @@ class ModelMissing(RuntimeError):
 class DiceNets:
     """The detector and the classifier, safe to share between threads (one lock each)."""
 
-    def __init__(self, detector: Path = DETECTOR_FILE, classifier: Path = CLASSIFIER_FILE):
+    def __init__(self, detector: Path = DETECTOR_FILE, classifier: Path = CLASSIFIER_FILE,
+                 second_classifier: Path = SECOND_CLASSIFIER_FILE):
         self._det = _load(detector)
-        self._cls = _load(classifier)
+        self._cls = [_load(classifier), _load(second_classifier)]
         self._det_lock = threading.Lock()
         self._cls_lock = threading.Lock()
 
@@ -37,13 +41,15 @@ class DiceNets:
             self._det.setInput(blob)
             return self._det.forward()[0]
 
-    def classify(self, blob: np.ndarray) -> np.ndarray:
-        """(N, 3, 40, 40) in 0..1 -> (N, 7) probabilities of (not a die, 1..6)."""
+    def classify(self, blob: np.ndarray, second: bool = False) -> np.ndarray:
+        """(N, 3, 40, 40) in 0..1 -> (N, 7) probabilities of (not a die, 1..6),
+        by the first classifier or, with ``second``, by the other one."""
         if len(blob) == 0:
             return np.zeros((0, 7), np.float32)
         with self._cls_lock:
-            self._cls.setInput(blob)
-            logits = self._cls.forward()
+            net = self._cls[1 if second else 0]
+            net.setInput(blob)
+            logits = net.forward()
         logits = logits - logits.max(axis=1, keepdims=True)
         e = np.exp(logits)
         return e / e.sum(axis=1, keepdims=True)

@@ -13,13 +13,14 @@ from vision.reader.judge import FAINT_PEAK, Evidence, judge
 from vision.reader.nets import DiceNets, ModelMissing, default_nets
 from vision.reader.pips import count_pips
 
-#: Each crop is read twice, the second time turned by this angle: a value the
-#: network only "sees" at one angle is not a value it knows.
+#: Each likely die is read twice: by the first classifier, then turned by this
+#: angle by the second classifier. A value only one network, or one angle, sees
+#: is not a value to settle on.
 SECOND_VIEW_DEG = 45.0
 #: The second view is spent only on crops whose "not a die" probability is below this.
 SECOND_LOOK = 0.7
 #: With a known count, this many places beyond it are read (enough to notice an extra die).
-EXTRA_CANDIDATES = 3
+EXTRA_CANDIDATES = 6
 #: Without a count, at most this many places are read.
 MAX_CANDIDATES = 30
 
@@ -52,7 +53,7 @@ def _evidence(frame: np.ndarray, nets: DiceNets, die_size_px: float | None, expe
     first = nets.classify(G.to_blob(straight))
     likely = [i for i in range(len(cands)) if first[i][0] < SECOND_LOOK]
     second = nets.classify(G.to_blob([G.crop_die(frame, cands[i].cx, cands[i].cy, cands[i].side, SECOND_VIEW_DEG)
-                                      for i in likely])) if likely else []
+                                      for i in likely]), second=True) if likely else []
     turned = dict(zip(likely, second))
     out = []
     for i, c in enumerate(cands):

@@ -25,6 +25,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="folder for the HTML report (default: bench-report/<folder name>-<split>)")
     parser.add_argument("--threads", type=int, default=1,
                         help="OpenCV threads (default 1: the figures are per core)")
+    parser.add_argument("--die-size", type=float, metavar="PX", default=None,
+                        help="side of a die's top face in pixels, as a table calibration gives it")
     parser.add_argument("--limit", type=int, default=None, help="read only the first N images")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON instead of text")
 
@@ -38,6 +40,7 @@ def run(args: argparse.Namespace) -> int:
     from vision.benchtool.run import run as run_bench
     from vision.benchtool.run import summarise
     from vision.benchtool.split import select
+    from vision.model import Calibration
     from vision.reader import read_dice
 
     cv2.setNumThreads(max(1, args.threads))
@@ -53,7 +56,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"dicetable bench: no labelled images in {folder} (split {args.split})", file=sys.stderr)
         return 2
     with Progress(len(items), label=f"bench {folder.name}") as bar:
-        results = run_bench(items, read_dice, give_count=not args.no_count, progress=bar)
+        calibration = Calibration(die_size_px=args.die_size) if args.die_size else None
+        results = run_bench(items, read_dice, give_count=not args.no_count, calibration=calibration, progress=bar)
     summary = summarise(results)
     count = "count not given" if args.no_count else "count given"
     title = f"{folder.name} ({args.split}, {count})"

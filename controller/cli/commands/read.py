@@ -22,6 +22,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     count.add_argument("--game", choices=sorted(GAME_DICE), help="game being played (sets the dice count)")
     count.add_argument("--expect", type=int, metavar="N", help="number of dice thrown")
     parser.add_argument("--json", action="store_true", help="print JSON lines (the default prints a short line)")
+    parser.add_argument("--die-size", type=float, metavar="PX", default=None,
+                        help="side of a die's top face in pixels, as a table calibration gives it")
     parser.add_argument("images", nargs="+", metavar="IMAGE")
 
 
@@ -54,13 +56,14 @@ def load_image(path: str):
 def run(args: argparse.Namespace) -> int:
     import cv2
 
-    from vision.model import DiceRead, ReadStatus
+    from vision.model import Calibration, DiceRead, ReadStatus
     from vision.reader import read_dice
 
     if args.expect is not None and args.expect < 1:
         print(f"dicetable read: --expect must be at least 1, got {args.expect}", file=sys.stderr)
         return 2
     expect = expected_count(args)
+    calibration = Calibration(die_size_px=args.die_size) if args.die_size else None
     status = 0
     for path in args.images:
         frame, problem = load_image(path)
@@ -68,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
             read = DiceRead(ReadStatus.NO_READ, (), problem)
             status = 1
         else:
-            read = read_dice(frame, expect=expect)
+            read = read_dice(frame, expect=expect, calibration=calibration)
         out = {"image": path, **read.to_json()}
         if args.json:
             print(json.dumps(out), flush=True)
