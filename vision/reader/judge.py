@@ -27,13 +27,21 @@ from vision.model import DiceRead, Die, ReadStatus
 DIE_PEAK = 0.2
 #: ... and below it, but above ``FAINT_PEAK``, it is a doubt: a die may be there.
 FAINT_PEAK = 0.15
-#: A candidate the classifier calls "not a die" with this probability is dropped ...
+#: A candidate the classifier calls "not a die" with this probability is dropped.
 NOT_A_DIE = 0.5
-#: ... and a dropped or faint candidate below this one leaves a doubt (uncertain).
+#: A faint candidate (peak between FAINT_PEAK and DIE_PEAK) that the classifier
+#: takes for a die with more than this probability leaves a doubt (uncertain).
 DOUBT = 0.6
+#: Two places closer than this many die sides are one die seen twice (a
+#: camera at an angle sees pips on a side face too): the weaker is dropped ...
+SAME_DIE = 0.6
+#: ... unless its peak is at least this fraction of the stronger's: then it
+#: is not clear which face is on top, and the roll is uncertain.
+SAME_DIE_CLEAR = 0.7
 #: Centres closer than this many die sides are touching or stacked dice.
-TOUCHING = 0.7
-#: A die is ``ok`` without the pip counter's agreement only above this confidence ...
+TOUCHING = 0.9
+#: A die is ``ok`` when the pip counter saw no clear count only above this
+#: confidence (a clear count that disagrees is never ``ok``) ...
 SURE_ALONE = 0.9
 #: ... and with the pip counter agreeing, above this one.
 SURE_WITH_PIPS = 0.7
@@ -84,7 +92,9 @@ def judge(
 ) -> DiceRead:
     """The roll's verdict from the evidence at every candidate place."""
     dice = [e for e in evidence if e.peak >= DIE_PEAK and e.probs[0] < NOT_A_DIE]
-    faint = [e for e in evidence if e not in dice and e.peak >= FAINT_PEAK and e.probs[0] < 1 - DOUBT]
+    dice, two_faces = _one_place_per_die(dice)
+    faint = [e for e in evidence if e not in dice and e.peak >= FAINT_PEAK and e.probs[0] < 1 - DOUBT
+             and not _near_any(e, dice, SAME_DIE)]
     dice.sort(key=lambda e: (e.cy, e.cx))
     read = tuple(Die(e.value, round(e.confidence(), 4), e.box()) for e in dice)
 
@@ -106,6 +116,8 @@ def judge(
             return verdict(ReadStatus.NO_READ, "a die is cut by the edge of the view")
         if landing_mask is not None and not _inside(landing_mask, e):
             return verdict(ReadStatus.NO_READ, "a die is outside the landing area")
+    if two_faces:
+        return verdict(ReadStatus.UNCERTAIN, "a die shows two faces equally (which is on top?)")
     if faint:
         return verdict(ReadStatus.UNCERTAIN, "something that may be a die is not clear")
     sides = [e.side for e in dice]
@@ -113,10 +125,29 @@ def judge(
         return verdict(ReadStatus.UNCERTAIN, "a die looks unlike the others (leaning?)")
     for e in dice:
         p = float(e.probs[e.value])
-        sure = e.views_agree and (p >= SURE_ALONE or (e.pips == e.value and p >= SURE_WITH_PIPS))
+        pips_against = e.pips not in (0, e.value)
+        sure = e.views_agree and not pips_against and (p >= SURE_ALONE or (e.pips == e.value and p >= SURE_WITH_PIPS))
         if not sure:
             return verdict(ReadStatus.UNCERTAIN, f"the die at ({e.cx:.0f}, {e.cy:.0f}) is not clear")
     return verdict(ReadStatus.OK)
+
+
+def _near_any(e: Evidence, others: list[Evidence], factor: float) -> bool:
+    return any(o is not e and np.hypot(e.cx - o.cx, e.cy - o.cy) < factor * (e.side + o.side) / 2 for o in others)
+
+
+def _one_place_per_die(dice: list[Evidence]) -> tuple[list[Evidence], bool]:
+    """Keep the strongest of places that are one die seen twice; say whether a
+    dropped one was nearly as strong (then the top face is in doubt)."""
+    kept: list[Evidence] = []
+    doubt = False
+    for e in sorted(dice, key=lambda e: -e.peak):
+        rival = next((k for k in kept if np.hypot(e.cx - k.cx, e.cy - k.cy) < SAME_DIE * (e.side + k.side) / 2), None)
+        if rival is None:
+            kept.append(e)
+        elif e.peak >= SAME_DIE_CLEAR * rival.peak:
+            doubt = True
+    return kept, doubt
 
 
 def _inside(mask: np.ndarray, e: Evidence) -> bool:

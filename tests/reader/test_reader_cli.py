@@ -1,0 +1,117 @@
+"""`dicetable read` and `dicetable bench` as a user runs them: JSON contract, bad files, labelled folders."""
+from __future__ import annotations
+
+import json
+
+import cv2
+import pytest
+
+from controller.cli import main
+
+
+@pytest.fixture
+def images(tmp_path, draw_table):
+    good = tmp_path / "two.png"
+    cv2.imwrite(str(good), draw_table([(200, 240, 3), (420, 240, 5)]))
+    jpg = tmp_path / "full.jpg"
+    cv2.imwrite(str(jpg), draw_table([(200, 240, 2), (420, 240, 6)]))
+    truncated = tmp_path / "truncated.jpg"
+    truncated.write_bytes(jpg.read_bytes()[:300])
+    text = tmp_path / "notes.jpg"
+    text.write_text("this is not a picture\n")
+    empty = tmp_path / "empty.png"
+    empty.write_bytes(b"")
+    return {"good": good, "truncated": truncated, "text": text, "empty": empty, "missing": tmp_path / "nope.jpg"}
+
+
+def run_read(capsys, *argv):
+    status = main(["read", *argv])
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    return status, lines
+
+
+def test_read_json_contract(capsys, images):
+    status, lines = run_read(capsys, "--game", "craps", "--json", str(images["good"]))
+    assert status == 0
+    (line,) = lines
+    assert {"image", "status", "dice", "ms"} <= set(line)
+    assert set(line) <= {"image", "status", "dice", "ms", "reason"}
+    assert line["image"] == str(images["good"])
+    assert line["status"] in ("ok", "uncertain", "no_read")
+    assert isinstance(line["ms"], float) and line["ms"] > 0
+    for die in line["dice"]:
+        assert set(die) == {"value", "confidence", "box"}
+        assert 1 <= die["value"] <= 6 and 0 <= die["confidence"] <= 1
+        assert len(die["box"]) == 4 and all(isinstance(v, int) for v in die["box"])
+
+
+def test_bad_files_give_no_read_lines_and_the_command_goes_on(capsys, images):
+    order = ["truncated", "text", "empty", "missing", "good"]
+    status, lines = run_read(capsys, "--expect", "2", "--json", *(str(images[k]) for k in order))
+    assert status == 1  # some files were not images
+    assert [line["image"] for line in lines] == [str(images[k]) for k in order]
+    for line in lines[:4]:
+        assert line["status"] == "no_read" and line["dice"] == [] and line["reason"]
+    assert lines[4]["status"] != "no_read" or "image" not in lines[4]["reason"]
+
+
+def test_game_sets_the_dice_count(capsys, images):
+    _, (line,) = run_read(capsys, "--game", "hazard", "--json", str(images["good"]))
+    assert line["status"] == "no_read" and "expected 3" in line["reason"]
+
+
+def test_game_and_expect_are_exclusive(images):
+    with pytest.raises(SystemExit):
+        main(["read", "--game", "craps", "--expect", "2", str(images["good"])])
+
+
+def _labelled_folder(root, draw_table, manifest: bool):
+    root.mkdir()
+    scenes = [[(200, 240, 1), (420, 240, 4)], [(150, 150, 6), (450, 300, 2)], [(320, 240, 5)]]
+    rows = ["image,values"]
+    for i, dice in enumerate(scenes):
+        name = f"roll_{i}.png"
+        drawn = [(x, y, 3 if i == 2 else v) for x, y, v in dice]  # roll_2's label is wrong: a sure miss
+        cv2.imwrite(str(root / name), draw_table(drawn, seed=i))
+        if manifest:
+            rows.append(f'{name},"{" ".join(str(v) for _, _, v in dice)}"')
+        else:
+            lines = [f"{v - 1} {x / 640:.4f} {y / 480:.4f} {40 / 640:.4f} {40 / 480:.4f}" for x, y, v in dice]
+            (root / f"roll_{i}.txt").write_text("\n".join(lines) + "\n")
+    (root / "broken.png").write_bytes(b"\x89PNG not really")
+    if manifest:
+        rows.append("broken.png,3 3")
+        (root / "manifest.csv").write_text("\n".join(rows) + "\n")
+    else:
+        (root / "broken.txt").write_text("2 0.5 0.5 0.06 0.08\n2 0.2 0.2 0.06 0.08\n")
+
+
+@pytest.mark.parametrize("manifest", [False, True], ids=["yolo", "manifest"])
+def test_bench_on_a_labelled_folder(tmp_path, capsys, draw_table, manifest):
+    folder = tmp_path / "set"
+    _labelled_folder(folder, draw_table, manifest)
+    out = tmp_path / "report"
+    status = main(["bench", str(folder), "--report", str(out), "--json"])
+    captured = capsys.readouterr()
+    assert status == 0
+    summary = json.loads(captured.out)
+    assert summary["images"] == 4 and summary["dice"] == 7
+    assert summary["no_read_rate"] >= 0.25  # the broken file at least
+    for key in ("per_die_accuracy", "per_roll_accuracy", "silent_misread_images", "silent_misread_dice",
+                "silent_misread_die_rate", "uncertain_rate", "ms_median", "ms_p95"):
+        assert key in summary
+    # 4 dice can be right: roll_2 is mislabelled and the broken file's 2 dice are missed
+    assert 3 / 7 <= summary["per_die_accuracy"] <= 4 / 7 + 1e-9
+    assert "4/4" in captured.err  # the progress bar reached the end
+    page = (out / "index.html").read_text()
+    assert "broken.png" in page and "roll_2" in page  # every miss is on the contact sheet
+    assert any(p.name.endswith("roll_2.jpg") for p in (out / "misses").iterdir())
+
+
+def test_bench_text_report_and_bad_folder(tmp_path, capsys, draw_table):
+    folder = tmp_path / "set"
+    _labelled_folder(folder, draw_table, manifest=False)
+    assert main(["bench", str(folder), "--report", str(tmp_path / "r")]) == 0
+    out = capsys.readouterr().out
+    assert "per-die accuracy" in out and "latency median" in out
+    assert main(["bench", str(tmp_path / "absent")]) == 2

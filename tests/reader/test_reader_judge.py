@@ -1,0 +1,104 @@
+"""The trust policy on its own: evidence in, status out (no pixels, no networks)."""
+from __future__ import annotations
+
+import numpy as np
+
+from vision.model import ReadStatus
+from vision.reader.judge import DIE_PEAK, FAINT_PEAK, SURE_ALONE, SURE_WITH_PIPS, Evidence, judge
+
+FRAME = (480, 640, 3)
+
+
+def sure(value: int, cx: float, cy: float, side: float = 40, p: float = 0.999, pips: int | None = None,
+         peak: float = 0.9, agree: bool = True) -> Evidence:
+    probs = [0.0] * 7
+    probs[value] = p
+    probs[0] = 1 - p
+    return Evidence(cx, cy, side, peak, tuple(probs), agree, value if pips is None else pips)
+
+
+def test_clear_dice_are_ok_with_values_and_boxes():
+    read = judge([sure(3, 100, 100), sure(5, 300, 200)], expect=2, frame_shape=FRAME)
+    assert read.status == ReadStatus.OK
+    assert sorted(read.values) == [3, 5]
+    assert read.dice[0].box == (80, 80, 40, 40)
+
+
+def test_wrong_count_is_no_read():
+    read = judge([sure(3, 100, 100), sure(5, 300, 200)], expect=3, frame_shape=FRAME)
+    assert read.status == ReadStatus.NO_READ
+    assert "expected 3" in read.reason
+
+
+def test_no_dice_is_no_read_even_without_expect():
+    assert judge([], expect=None, frame_shape=FRAME).status == ReadStatus.NO_READ
+
+
+def test_touching_dice_are_no_read():
+    read = judge([sure(3, 100, 100), sure(5, 125, 100)], expect=2, frame_shape=FRAME)
+    assert read.status == ReadStatus.NO_READ
+    assert "touching" in read.reason
+
+
+def test_die_cut_by_the_frame_edge_is_no_read():
+    read = judge([sure(3, 10, 100), sure(5, 300, 200)], expect=2, frame_shape=FRAME)
+    assert read.status == ReadStatus.NO_READ
+
+
+def test_die_outside_the_landing_area_is_no_read():
+    mask = np.zeros(FRAME[:2], np.uint8)
+    mask[:, :320] = 255
+    read = judge([sure(3, 100, 100), sure(5, 500, 200)], expect=2, frame_shape=FRAME, landing_mask=mask)
+    assert read.status == ReadStatus.NO_READ
+    assert "landing area" in read.reason
+
+
+def test_views_disagreeing_make_it_uncertain():
+    read = judge([sure(3, 100, 100), sure(5, 300, 200, agree=False)], expect=2, frame_shape=FRAME)
+    assert read.status == ReadStatus.UNCERTAIN
+    assert read.dice[1].confidence < read.dice[0].confidence
+
+
+def test_middling_confidence_needs_the_pip_counter():
+    p = (SURE_ALONE + SURE_WITH_PIPS) / 2
+    with_pips = judge([sure(4, 100, 100, p=p)], expect=1, frame_shape=FRAME)
+    without = judge([sure(4, 100, 100, p=p, pips=0)], expect=1, frame_shape=FRAME)
+    against = judge([sure(4, 100, 100, p=p, pips=5)], expect=1, frame_shape=FRAME)
+    assert with_pips.status == ReadStatus.OK
+    assert without.status == ReadStatus.UNCERTAIN
+    assert against.status == ReadStatus.UNCERTAIN
+
+
+def test_pip_counter_disagreeing_is_never_ok():
+    read = judge([sure(6, 100, 100, p=0.9999, pips=5)], expect=1, frame_shape=FRAME)
+    assert read.status == ReadStatus.UNCERTAIN
+
+
+def test_one_die_seen_twice_is_one_die():
+    top = sure(1, 100, 100, peak=0.9)
+    side_face = sure(3, 100, 118, peak=0.4)
+    read = judge([top, side_face, sure(5, 300, 200)], expect=2, frame_shape=FRAME)
+    assert read.status == ReadStatus.OK and sorted(read.values) == [1, 5]
+    rival = sure(3, 100, 118, peak=0.85)
+    read = judge([top, rival, sure(5, 300, 200)], expect=2, frame_shape=FRAME)
+    assert read.status == ReadStatus.UNCERTAIN
+
+
+def test_faint_extra_candidate_makes_it_uncertain():
+    read = judge([sure(3, 100, 100), sure(5, 300, 200), sure(2, 500, 300, peak=(DIE_PEAK + FAINT_PEAK) / 2)], expect=2,
+                 frame_shape=FRAME)
+    assert read.status == ReadStatus.UNCERTAIN
+    assert len(read.dice) == 2
+
+
+def test_clear_non_die_is_ignored_but_a_faint_possible_die_leaves_a_doubt():
+    junk = Evidence(500, 300, 40, 0.9, (0.99, 0.01, 0, 0, 0, 0, 0), True, 0)
+    faint = (DIE_PEAK + FAINT_PEAK) / 2
+    maybe = Evidence(500, 300, 40, faint, (0.05, 0.95, 0, 0, 0, 0, 0), True, 1)
+    assert judge([sure(3, 100, 100), sure(5, 300, 200), junk], 2, FRAME).status == ReadStatus.OK
+    assert judge([sure(3, 100, 100), sure(5, 300, 200), maybe], 2, FRAME).status == ReadStatus.UNCERTAIN
+
+
+def test_a_die_much_bigger_than_the_others_is_uncertain():
+    read = judge([sure(3, 100, 100), sure(5, 300, 200, side=70)], expect=2, frame_shape=FRAME)
+    assert read.status == ReadStatus.UNCERTAIN

@@ -1,0 +1,74 @@
+"""Scoring reads against labels: centre matching, manifests, silent misreads."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from vision.benchtool.labels import LabelError, LabelledDie, LabelledImage, load_folder, parse_values, parse_yolo
+from vision.benchtool.score import score
+from vision.benchtool.split import group_keys, select
+from vision.model import DiceRead, Die, ReadStatus
+
+
+def test_yolo_class_c_is_face_c_plus_1():
+    dice = parse_yolo("0 0.5 0.5 0.1 0.1\n5 0.2 0.2 0.1 0.1\n")
+    assert [d.value for d in dice] == [1, 6]
+    with pytest.raises(LabelError):
+        parse_yolo("7 0.5 0.5 0.1 0.1")
+
+
+def test_manifest_values_in_several_spellings():
+    for text in ("3 5", "3;5", "[3, 5]", "3,5"):
+        assert [d.value for d in parse_values(text)] == [3, 5]
+    with pytest.raises(LabelError):
+        parse_values("3 9")
+
+
+def test_centre_matching_accepts_a_tiny_pip_box():
+    # a "1" labelled by its single pip (box 2% wide) is matched by a whole-die detection
+    item = LabelledImage(Path("x.jpg"), (LabelledDie(1, 0.5, 0.5, 0.02, 0.02),), True)
+    right = DiceRead(ReadStatus.OK, (Die(1, 0.99, (300, 220, 40, 40)),))
+    s = score(item, right, 640, 480)
+    assert (s.correct, s.wrong, s.missed, s.extra) == (1, 0, 0, 0)
+    far = DiceRead(ReadStatus.OK, (Die(1, 0.99, (100, 100, 40, 40)),))
+    s = score(item, far, 640, 480)
+    assert (s.correct, s.missed, s.extra) == (0, 1, 1)
+    assert s.silent and s.silent_dice == 2
+
+
+def test_wrong_value_counts_as_silent_only_when_ok():
+    item = LabelledImage(Path("x.jpg"), (LabelledDie(4, 0.5, 0.5, 0.06, 0.08),), True)
+    wrong_ok = score(item, DiceRead(ReadStatus.OK, (Die(5, 0.99, (300, 220, 40, 40)),)), 640, 480)
+    wrong_unsure = score(item, DiceRead(ReadStatus.UNCERTAIN, (Die(5, 0.6, (300, 220, 40, 40)),)), 640, 480)
+    assert wrong_ok.silent and wrong_ok.silent_dice == 1
+    assert not wrong_unsure.silent and wrong_unsure.wrong == 1
+
+
+def test_manifest_scoring_is_by_multiset():
+    item = LabelledImage(Path("x.jpg"), parse_values("2 6"), False)
+    s = score(item, DiceRead(ReadStatus.OK, (Die(6, 1, (0, 0, 1, 1)), Die(3, 1, (0, 0, 1, 1)))), 0, 0)
+    assert (s.correct, s.wrong, s.missed, s.extra) == (1, 1, 0, 0)
+
+
+def test_split_keeps_runs_of_shots_together(tmp_path):
+    paths = [tmp_path / f"six_{i}.jpg" for i in range(1, 41)]
+    keys = group_keys(paths)
+    assert keys[paths[0]] == keys[paths[9]] != keys[paths[10]]
+    items = [LabelledImage(p, (), True) for p in paths]
+    held, tune = select(items, "heldout"), select(items, "tune")
+    assert len(held) + len(tune) == 40
+    assert not {i.path for i in held} & {i.path for i in tune}
+    for group in ({keys[i.path] for i in held}):
+        assert all(keys[i.path] != group for i in tune)
+
+
+def test_load_folder_finds_sibling_label_folder(tmp_path):
+    (tmp_path / "images").mkdir()
+    (tmp_path / "labels_yolo").mkdir()
+    (tmp_path / "images" / "a.jpg").write_bytes(b"x")
+    (tmp_path / "images" / "b.jpg").write_bytes(b"x")  # no label: skipped
+    (tmp_path / "labels_yolo" / "a.txt").write_text("2 0.5 0.5 0.1 0.1\n")
+    items = load_folder(tmp_path)
+    assert [i.path.name for i in items] == ["a.jpg"]
+    assert items[0].values == (3,)
