@@ -311,8 +311,13 @@ def main(argv=None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     args.ckpt.mkdir(parents=True, exist_ok=True)
     det_pt, cls_pt = args.ckpt / "detector.pt", args.ckpt / "classifier.pt"
-    det = train_detector(rng, data, args.det_steps, init=det_pt if args.resume else None)
-    torch.save(det.state_dict(), det_pt)
+    if args.det_steps > 0:
+        det = train_detector(rng, data, args.det_steps, init=det_pt if args.resume else None)
+        torch.save(det.state_dict(), det_pt)
+    else:  # classifier only: mine with the kept detector
+        det = Detector()
+        det.load_state_dict(torch.load(det_pt))
+        det.eval()
     export(det, torch.zeros(1, 3, 160, 160), args.out / "dice_detector.onnx",
            {"input": {2: "h", 3: "w"}, "output": {2: "gh", 3: "gw"}})
     negatives = mine_negatives(det, data)
