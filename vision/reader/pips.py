@@ -5,7 +5,8 @@ saw; this counter uses plain image morphology, so its mistakes are of another
 kind. The reader trusts a die without hesitation only when both agree.
 
 Pips are small round blobs that differ from the face around them, darker on
-a light die or lighter on a dark or translucent one. Both polarities are
+a light die or lighter on a dark or translucent one; a long streak (glare on
+a translucent die) is not a pip. Both polarities are
 tried on the centre of the crop; the one whose blobs are alike in size wins.
 """
 from __future__ import annotations
@@ -25,16 +26,26 @@ def _blobs(response: np.ndarray, face: np.ndarray, pip_area: float) -> list[floa
         return []
     thresh = max(20.0, 0.45 * float(np.percentile(vals, 99.5)))
     binary = ((response >= thresh) & (face > 0)).astype(np.uint8)
-    n, _, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=8)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=8)
     areas = []
     for i in range(1, n):
         x, y, w, h, a = stats[i]
         if not (0.25 * pip_area <= a <= 3.0 * pip_area):
             continue
-        if max(w, h) > 2.2 * min(w, h) or a < 0.45 * w * h:
+        if max(w, h) > 2.2 * min(w, h) or a < 0.45 * w * h or _elongation(labels == i) > 2.0:
             continue
         areas.append(float(a))
     return areas
+
+
+def _elongation(blob: np.ndarray) -> float:
+    """Ratio of a blob's long axis to its short one (1 for a disc): a streak of
+    glare lying diagonally fills its bounding box like a pip does, but is long."""
+    ys, xs = np.nonzero(blob)
+    if len(xs) < 3:
+        return 1.0
+    ev = np.linalg.eigvalsh(np.cov(np.vstack([xs, ys]).astype(np.float64)))
+    return float(np.sqrt(max(ev[1], 1e-6) / max(ev[0], 1e-6)))
 
 
 def count_pips(crop: np.ndarray) -> int:
