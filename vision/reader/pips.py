@@ -32,7 +32,7 @@ def _blobs(response: np.ndarray, face: np.ndarray, pip_area: float) -> list[floa
         x, y, w, h, a = stats[i]
         if not (0.25 * pip_area <= a <= 3.0 * pip_area):
             continue
-        if max(w, h) > 2.2 * min(w, h) or a < 0.45 * w * h or _elongation(labels == i) > 2.0:
+        if max(w, h) > 2.2 * min(w, h) or a < 0.45 * w * h or _elongation(labels[y:y + h, x:x + w] == i) > 2.0:
             continue
         areas.append(float(a))
     return areas
@@ -41,11 +41,13 @@ def _blobs(response: np.ndarray, face: np.ndarray, pip_area: float) -> list[floa
 def _elongation(blob: np.ndarray) -> float:
     """Ratio of a blob's long axis to its short one (1 for a disc): a streak of
     glare lying diagonally fills its bounding box like a pip does, but is long."""
-    ys, xs = np.nonzero(blob)
-    if len(xs) < 3:
+    m = cv2.moments(blob.astype(np.uint8), binaryImage=True)
+    if m["m00"] < 3:
         return 1.0
-    ev = np.linalg.eigvalsh(np.cov(np.vstack([xs, ys]).astype(np.float64)))
-    return float(np.sqrt(max(ev[1], 1e-6) / max(ev[0], 1e-6)))
+    a, b, c = m["mu20"] / m["m00"], m["mu02"] / m["m00"], m["mu11"] / m["m00"]
+    root = np.sqrt(max((a - b) ** 2 + 4 * c * c, 0.0))
+    big, small = (a + b + root) / 2, (a + b - root) / 2
+    return float(np.sqrt(max(big, 1e-6) / max(small, 1e-6)))
 
 
 def count_pips(crop: np.ndarray) -> int:
