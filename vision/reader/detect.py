@@ -10,7 +10,6 @@ from vision.reader import geometry as G
 from vision.reader.nets import DiceNets
 
 
-
 @dataclass(frozen=True)
 class Candidate:
     """A place that may hold a die: centre and bounding-box side in frame pixels."""
@@ -19,10 +18,6 @@ class Candidate:
     cy: float
     side: float
     score: float
-
-    def box(self) -> tuple[int, int, int, int]:
-        half = self.side / 2
-        return (int(round(self.cx - half)), int(round(self.cy - half)), int(round(self.side)), int(round(self.side)))
 
 
 def find_candidates(frame: np.ndarray, nets: DiceNets, die_size_px: float | None, min_peak: float) -> list[Candidate]:

@@ -66,10 +66,6 @@ class Evidence:
     def value(self) -> int:
         return int(np.argmax(self.probs[1:])) + 1
 
-    @property
-    def die_prob(self) -> float:
-        return 1.0 - self.probs[0]
-
     def confidence(self) -> float:
         """Probability of the chosen face, lowered when the other cues disagree."""
         p = float(self.probs[self.value])
