@@ -34,6 +34,14 @@ class DiceNets:
         self._cls = [_load(classifier), _load(second_classifier)]
         self._det_lock = threading.Lock()
         self._cls_lock = threading.Lock()
+        self._warm_up()
+
+    def _warm_up(self) -> None:
+        """OpenCV plans each network on its first run; do it now, not on the first roll."""
+        self.detect(np.zeros((1, 3, 64, 64), np.float32))
+        blob = np.zeros((1, 3, 40, 40), np.float32)
+        self.classify(blob)
+        self.classify(blob, second=True)
 
     def detect(self, blob: np.ndarray) -> np.ndarray:
         """(1, 3, H, W) in 0..1 -> (4, H/4, W/4): heat logit, log(size/16), dx, dy."""
