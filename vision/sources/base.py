@@ -134,6 +134,26 @@ class FrameSource(ABC):
                 return
 
 
+class Pacer:
+    """Holds a replay to its recorded timing, so a file or generated scene behaves like a camera.
+
+    The first stamp seen is matched to "now"; every later ``wait(stamp)``
+    sleeps until the same interval has passed on the monotonic clock. A replay
+    that falls behind is not sped up to catch up: frames are never dropped.
+    """
+
+    def __init__(self) -> None:
+        self._start: float | None = None
+
+    def wait(self, stamp: float) -> None:
+        now = time.monotonic()
+        if self._start is None:
+            self._start = now - stamp
+        delay = self._start + stamp - now
+        if delay > 0:
+            time.sleep(delay)
+
+
 def check_image(image: Any, what: str = "frame") -> np.ndarray:
     """``image`` as an HxWx3 uint8 BGR array, or :class:`BrokenFrame` saying why not.
 

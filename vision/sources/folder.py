@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import csv
 import re
-import time
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-from vision.sources.base import BrokenFrame, EndOfStream, Frame, FrameSource, HealthState, SourceUnavailable, check_image
+from vision.sources.base import (
+    BrokenFrame, EndOfStream, Frame, FrameSource, HealthState, Pacer, SourceUnavailable, check_image,
+)
 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
 INDEX_FILE = "frames.csv"
@@ -71,7 +72,7 @@ class FolderSource(FrameSource):
         self._pos = 0
         self._count = 0
         self._offset = 0.0
-        self._start: float | None = None
+        self._pacer = Pacer()
         self._set_health(HealthState.OK)
 
     def __len__(self) -> int:
@@ -89,7 +90,7 @@ class FolderSource(FrameSource):
         self._pos += 1
         stamp += self._offset
         if self.realtime:
-            self._pace(stamp)
+            self._pacer.wait(stamp)
         try:
             image = read_image(path)
         except BrokenFrame as exc:
@@ -100,10 +101,3 @@ class FolderSource(FrameSource):
         self._count += 1
         return frame
 
-    def _pace(self, stamp: float) -> None:
-        now = time.monotonic()
-        if self._start is None:
-            self._start = now - stamp
-        delay = self._start + stamp - now
-        if delay > 0:
-            time.sleep(delay)

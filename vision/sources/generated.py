@@ -20,7 +20,7 @@ import numpy as np
 from vision.scenes.motion import hand_pass, rest, throw
 from vision.scenes.render import SceneRenderer, SceneState, place_dice
 from vision.scenes.table import make_table
-from vision.sources.base import Frame, FrameSource, HealthState, SourceUnavailable
+from vision.sources.base import Frame, FrameSource, HealthState, Pacer, SourceUnavailable
 
 GAME_SETTING = {"craps": "rail", "bang": "rail", "hazard": "cage"}
 GAME_DICE = {"craps": 2, "bang": 2, "hazard": 3}
@@ -60,7 +60,7 @@ class GeneratedSource(FrameSource):
         self._queue: deque[tuple[SceneState, int]] = deque()  # (scene, throw number)
         self._throws = 0
         self._count = 0
-        self._start: float | None = None
+        self._pacer = Pacer()
         self._closed = False
         self.game = ""
         self._idle = SceneState()
@@ -128,12 +128,7 @@ class GeneratedSource(FrameSource):
         image, label = self.renderer.render(state)
         stamp = self._count / self.fps
         if self.realtime:
-            now = time.monotonic()
-            if self._start is None:
-                self._start = now
-            delay = self._start + stamp - now
-            if delay > 0:
-                time.sleep(delay)
+            self._pacer.wait(stamp)
             stamp = time.monotonic()
         meta = {
             "throw": number,

@@ -6,7 +6,9 @@ from pathlib import Path
 
 import cv2
 
-from vision.sources.base import BrokenFrame, EndOfStream, Frame, FrameSource, HealthState, SourceUnavailable, check_image
+from vision.sources.base import (
+    BrokenFrame, EndOfStream, Frame, FrameSource, HealthState, Pacer, SourceUnavailable, check_image,
+)
 
 
 def is_live(target: int | str) -> bool:
@@ -55,7 +57,7 @@ class OpenCVSource(FrameSource):
         self._count = 0
         self._file_frame = 0
         self._offset = 0.0  # adds a loop's length so timestamps keep increasing
-        self._start: float | None = None
+        self._pacer = Pacer()
         self._set_health(HealthState.OK)
 
     def read(self) -> Frame:
@@ -81,18 +83,11 @@ class OpenCVSource(FrameSource):
             stamp = self._offset + self._file_frame / self.fps
             self._file_frame += 1
             if self.realtime:
-                self._pace(stamp)
+                self._pacer.wait(stamp)
         frame = Frame(check_image(image, f"{self.name} frame {self._count}"), stamp, self._count)
         self._count += 1
         return frame
 
-    def _pace(self, stamp: float) -> None:
-        now = time.monotonic()
-        if self._start is None:
-            self._start = now - stamp
-        delay = self._start + stamp - now
-        if delay > 0:
-            time.sleep(delay)
 
     def close(self) -> None:
         if self._cap is not None:
