@@ -20,7 +20,7 @@ SECOND_VIEW_DEG = 45.0
 #: The second view is spent only on crops whose "not a die" probability is below this.
 SECOND_LOOK = 0.7
 #: With a known count, this many places beyond it are read (enough to notice an extra die).
-EXTRA_CANDIDATES = 6
+EXTRA_CANDIDATES = 3
 #: Without a count, at most this many places are read.
 MAX_CANDIDATES = 30
 
