@@ -23,9 +23,9 @@ die cut by the edge or outside the landing area (see ``judge.py``).
 ``DiceRead.ms`` is the time spent in the call.
 
 How it works: a small fully convolutional network marks die centres
-(``detect.py``), a small classifier reads each die crop (turned two ways),
-a classical pip counter gives an independent second opinion (``pips.py``),
-and ``judge.py`` decides. Both networks are ONNX files in ``vision/models``
+(``detect.py``), a small classifier reads each die crop and a second one,
+trained apart, reads it turned by 45 degrees (``read.py``), a classical pip
+counter gives an independent opinion (``pips.py``), and ``judge.py`` decides. Both networks are ONNX files in ``vision/models``
 run through OpenCV's DNN module; ``training/`` rebuilds them.
 """
 from vision.reader.read import read_dice
