@@ -1,0 +1,31 @@
+"""The after-stop tool drives every output line low, from the configured pin map."""
+from __future__ import annotations
+
+from gpiozero import DigitalOutputDevice
+
+from hardware.gpio.force_off import OUTPUTS, force_off
+from hardware.gpio.pinmap import PinMap
+
+
+def test_lines_left_high_by_a_killed_program_are_driven_low(factory, levels):
+    pins = PinMap(cage_motor=20, light_no_more_bets=21)
+    for name in OUTPUTS:
+        # What a killed table program leaves behind: lines still driven high.
+        DigitalOutputDevice(getattr(pins, name), initial_value=True, pin_factory=factory).close()
+    handled = force_off(pins, pin_factory=factory)
+    assert sorted(handled) == sorted(getattr(pins, name) for name in OUTPUTS)
+    for name in OUTPUTS:
+        assert levels(factory.pin(getattr(pins, name)))[-1] is False
+
+
+def test_a_line_it_cannot_claim_does_not_stop_the_others(factory, levels, capsys):
+    pins = PinMap()
+    busy = DigitalOutputDevice(pins.light_bang_inside, initial_value=True, pin_factory=factory)
+    motor = DigitalOutputDevice(pins.cage_motor, initial_value=True, pin_factory=factory)
+    motor.close()
+    handled = force_off(pins, pin_factory=factory)
+    assert pins.light_bang_inside not in handled
+    assert pins.cage_motor in handled
+    assert levels(factory.pin(pins.cage_motor))[-1] is False
+    assert "light_bang_inside" in capsys.readouterr().err
+    busy.close()
