@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 
 NAME = "calibrate"
-HELP = "Measure the landing area, die size and dice colours from frames of the empty table and of dice at rest"
+HELP = "measure the landing area, die size and dice colours from frames of the empty table and of dice at rest"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

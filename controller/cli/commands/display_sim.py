@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 
 NAME = "display-sim"
-HELP = "Stand-in LED display: runs the firmware on a pseudo-terminal and draws the digits"
+HELP = "stand-in LED display: runs the firmware on a pseudo-terminal and draws the digits"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

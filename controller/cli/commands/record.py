@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 
 NAME = "record"
-HELP = "Save frames from a camera or any source to a folder with timestamps (replay with --source folder:DIR)"
+HELP = "save frames from a camera or any source to a folder with timestamps (replay with --source folder:DIR)"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from controller.rules import TableConfig
 
 NAME = "replay"
-HELP = "Replay game events (JSON lines) through the rules engine and print the settlements."
+HELP = "replay game events (JSON lines) through the rules engine and print the settlements"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
