@@ -11,7 +11,7 @@ from vision.reader import geometry as G
 from vision.reader.detect import find_candidates
 from vision.reader.judge import FAINT_PEAK, Evidence, judge
 from vision.reader.nets import DiceNets, ModelMissing, default_nets
-from vision.reader.pips import count_pips
+from vision.reader.pips import PipCount, count_pips
 
 #: Each likely die is read twice: by the first classifier, then turned by this
 #: angle by the second classifier. A value only one network, or one angle, sees
@@ -64,8 +64,8 @@ def _evidence(frame: np.ndarray, nets: DiceNets, die_size_px: float | None, expe
             agree = int(np.argmax(a[1:])) == int(np.argmax(b[1:]))
             pips = count_pips(straight[i])
         else:
-            probs, agree, pips = a, True, 0
-        out.append(Evidence(c.cx, c.cy, c.side, c.score, tuple(float(p) for p in probs), agree, pips))
+            probs, agree, pips = a, True, PipCount(0)
+        out.append(Evidence(c.cx, c.cy, c.side, c.score, tuple(float(p) for p in probs), agree, pips.count, pips.alike))
     return out
 
 
