@@ -8,8 +8,8 @@ audited on its own. The order of the checks is the order of severity:
    landing area, a count other than the one thrown;
 2. a die whose value is not sure makes the roll ``uncertain``: the networks
    disagree with themselves, the pip counter disagrees, something on the
-   face passes for a pip but looks unlike the other pips (a lamp's highlight
-   adds a pip for every cue at once), or the die looks unlike its neighbours
+   middle of the face passes for a pip but looks unlike the other pips (a
+   lamp's highlight forges a centre pip for every cue at once), or the die looks unlike its neighbours
    (a leaning die shows a side and looks bigger);
 3. only then is the roll ``ok``.
 
@@ -63,7 +63,7 @@ class Evidence:
     probs: tuple[float, ...]  # classifier: (not a die, 1..6), averaged over views
     views_agree: bool  # every view of the crop gave the same value
     pips: int  # pip counter's count, 0 = no clear count
-    pips_alike: bool = True  # the counted blobs look alike (no highlight passing for a pip)
+    highlight: bool = False  # a light spot in the middle unlike the other pips (see pips.py)
 
     @property
     def value(self) -> int:
@@ -128,7 +128,7 @@ def judge(
         sure = e.views_agree and not pips_against and (p >= SURE_ALONE or (e.pips == e.value and p >= SURE_WITH_PIPS))
         if not sure:
             return verdict(ReadStatus.UNCERTAIN, f"the die at ({e.cx:.0f}, {e.cy:.0f}) is not clear")
-        if not e.pips_alike:
+        if e.highlight:
             return verdict(ReadStatus.UNCERTAIN, f"the die at ({e.cx:.0f}, {e.cy:.0f}) shows a spot unlike its pips (glare?)")
     return verdict(ReadStatus.OK)
 

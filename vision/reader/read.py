@@ -65,7 +65,7 @@ def _evidence(frame: np.ndarray, nets: DiceNets, die_size_px: float | None, expe
             pips = count_pips(straight[i])
         else:
             probs, agree, pips = a, True, PipCount(0)
-        out.append(Evidence(c.cx, c.cy, c.side, c.score, tuple(float(p) for p in probs), agree, pips.count, pips.alike))
+        out.append(Evidence(c.cx, c.cy, c.side, c.score, tuple(float(p) for p in probs), agree, pips.count, pips.highlight))
     return out
 
 
