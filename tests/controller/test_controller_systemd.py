@@ -14,7 +14,7 @@ from controller.sdnotify import Notifier
 
 ROOT = Path(__file__).resolve().parents[2]
 UNIT = ROOT / "systemd" / "dicetable.service"
-INSTALLED_AT = "/opt/dicetable/.venv/bin/dicetable"
+INSTALLED_AT = "/opt/dicetable/.venv/bin/"
 
 
 def test_unit_verifies_without_warnings(tmp_path):
@@ -23,12 +23,12 @@ def test_unit_verifies_without_warnings(tmp_path):
         pytest.skip("systemd-analyze is not installed on this machine")
     text = UNIT.read_text()
     assert INSTALLED_AT in text
-    # The unit names the installed path; verify checks that ExecStart exists, so point it at this
-    # checkout's command exactly as systemd/install.sh points it at the install prefix.
-    here = Path(sys.executable).parent / "dicetable"
-    assert here.exists()
+    # The unit names the installed paths; verify checks that the commands exist, so point them at this
+    # checkout's venv exactly as systemd/install.sh points them at the install prefix.
+    here = Path(sys.executable).parent
+    assert (here / "dicetable").exists() and (here / "python").exists()
     unit = tmp_path / "dicetable.service"
-    unit.write_text(text.replace(INSTALLED_AT, str(here)))
+    unit.write_text(text.replace(INSTALLED_AT, f"{here}/"))
     done = subprocess.run([analyze, "verify", str(unit)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and done.stderr.strip() == "" and done.stdout.strip() == "", done.stderr + done.stdout
 
@@ -41,6 +41,7 @@ def test_unit_has_the_required_settings():
             settings[key] = value
     assert settings["Type"] == "notify" and settings["WatchdogSec"] and settings["NotifyAccess"] == "main"
     assert settings["Restart"] == "on-failure"
+    assert "hardware.gpio.force_off" in settings["ExecStopPost"]
     assert settings["NoNewPrivileges"] == "yes" and settings["ProtectSystem"] == "strict"
     assert settings["StateDirectory"] == "dicetable" and settings["ProtectHome"] == "yes"
     assert settings["PrivateTmp"] == "yes"
