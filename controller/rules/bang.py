@@ -81,14 +81,12 @@ def apply(state: BangState, event: Event) -> tuple[BangState, tuple[Effect, ...]
     """Bang's transition function (see the module docstring)."""
     config = state.config
     if isinstance(event, Bet):
-        kind = bet_kind(GAME, config, event.seat, event.bet, event.number)
-        if event.on is not None:
-            raise BetRejected("\"on\" only says which bet craps odds back", kind.rule)
+        kind = bet_kind(GAME, config, event)
         if event.bet in OUTSIDE and state.dealer_point is not None:
             raise BetRejected("after the dealer's roll: inside bets only", "§4620.15(c)(4)")
         return state.with_layout(add_stake(state.layout, config, event, kind)), ()
     if isinstance(event, Remove):
-        kind = bet_kind(GAME, config, event.seat, event.bet, event.number)
+        kind = bet_kind(GAME, config, event)
         if event.bet in OUTSIDE and state.dealer_point is not None:
             raise BetRejected(
                 "a Beat the Dealer bet stays for the shooter's roll once the dealer has rolled",

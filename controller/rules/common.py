@@ -21,8 +21,13 @@ SEATS_RULE = {"craps": "§4620.3(b)(1)", "hazard": "§4620.12(b)", "bang": "§46
 Outcome = Payout | Literal["lose", "push"] | None
 
 
-def bet_kind(game: str, config: TableConfig, seat: str, bet: str, number: int | None) -> BetKind:
-    """The catalogue entry of a bet event's space, refusing unknown bets, numbers and seats."""
+def bet_kind(game: str, config: TableConfig, event: Bet | Remove) -> BetKind:
+    """The catalogue entry of a bet or remove event's space, refusing unknown bets, numbers and seats.
+
+    ``on`` (which flat bet an odds bet backs) is refused on every other bet, so
+    a mistyped event is named rather than silently taken for another one.
+    """
+    seat, bet, number = event.seat, event.bet, event.number
     kind = kind_of(game, bet)
     if kind is None:
         raise BetRejected(f"{game} has no bet {bet!r}", SECTION[game])
@@ -34,6 +39,8 @@ def bet_kind(game: str, config: TableConfig, seat: str, bet: str, number: int | 
             f"{bet} needs a number among {', '.join(map(str, kind.numbers))} (got {number})", kind.rule)
     if seat not in config.seats:
         raise BetRejected(f"seat {seat!r} is not at this table ({', '.join(config.seats)})", SEATS_RULE[game])
+    if event.on is not None and bet != "odds":
+        raise BetRejected("\"on\" only says which bet odds back", kind.rule)
     return kind
 
 

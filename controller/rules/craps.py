@@ -99,9 +99,7 @@ def _bet(state: CrapsState, event: Bet) -> CrapsState:
     table of §4620.3(e)(3) / (e)(5)(iii)-(iv) in proportion to the flat bet.
     """
     config = state.config
-    kind = bet_kind(GAME, config, event.seat, event.bet, event.number)
-    if event.on is not None and event.bet != "odds":
-        raise BetRejected("\"on\" only says which bet odds back", kind.rule)
+    kind = bet_kind(GAME, config, event)
     if event.bet in LINE and state.point is not None:
         raise BetRejected(
             f"{event.bet} bets are made on the come-out; the point is {state.point}", kind.rule)
@@ -136,7 +134,7 @@ def _remove(state: CrapsState, event: Remove) -> tuple[CrapsState, tuple[Effect,
             raise BetRejected(
                 f"a {event.bet} bet moved to the {event.number} may not be taken down (its odds may)", rule)
         raise BetRejected(f"seat {event.seat} has no {event.bet} bet on {event.number}", rule)
-    kind = bet_kind(GAME, config, event.seat, event.bet, event.number)
+    kind = bet_kind(GAME, config, event)
     if event.bet in LINE and state.point is not None:
         raise BetRejected(
             f"a {event.bet} bet stays until the point of {state.point} is decided", kind.rule)

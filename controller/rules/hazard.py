@@ -69,12 +69,10 @@ def apply(state: HazardState, event: Event) -> tuple[HazardState, tuple[Effect, 
     """Hazard's transition: bets and removals any time before the tumble, a roll settles all."""
     config = state.config
     if isinstance(event, Bet):
-        kind = bet_kind(GAME, config, event.seat, event.bet, event.number)
-        if event.on is not None:
-            raise BetRejected("\"on\" only says which bet craps odds back", kind.rule)
+        kind = bet_kind(GAME, config, event)
         return state.with_layout(add_stake(state.layout, config, event, kind)), ()
     if isinstance(event, Remove):
-        kind = bet_kind(GAME, config, event.seat, event.bet, event.number)
+        kind = bet_kind(GAME, config, event)
         layout, returned = take_down(state.layout, event, kind)
         return state.with_layout(layout), (returned,)
     if isinstance(event, Roll):
