@@ -25,6 +25,7 @@ import numpy as np
 from controller.analysis.betspec import BetSpec
 from controller.analysis.edges import ODDS_BACKS, analysis_config
 from controller.analysis.runner import TransitionTable
+from controller.analysis.states import StateNumbering
 from controller.rules import (
     BET_KINDS,
     DICE,
@@ -166,10 +167,10 @@ def compile_table(game: str, bets: list[PlannedBet], config: TableConfig | None 
     rebet = _Rebetter(bets, config.seats[0], config)
     outcomes = all_rolls(DICE[game])
     start = new_game(game, config)
-    index = {start: 0}
-    order = [start]
+    states = StateNumbering(
+        start, max_states, lambda n: CompileError(f"more than {n} reachable states; simulate fewer bets at once"))
     next_rows, net_rows, action_rows = [], [], []
-    for state in order:  # grows while walked: breadth first over the reachable states
+    for state in states.order:  # grows while walked: breadth first over the reachable states
         betted = rebet(state)
         odds_before = [o for o in open_bets(betted) if o.bet == "odds"]
         nxt = np.empty(len(outcomes), dtype=np.int32)
@@ -183,13 +184,7 @@ def compile_table(game: str, bets: list[PlannedBet], config: TableConfig | None 
                     b = _owner(effect, bets, odds_up)
                     net[d, b] += effect.paid - effect.amount
                     action[d, b] += effect.amount
-            j = index.get(step.state)
-            if j is None:
-                if len(order) >= max_states:
-                    raise CompileError(f"more than {max_states} reachable states; simulate fewer bets at once")
-                j = index[step.state] = len(order)
-                order.append(step.state)
-            nxt[d] = j
+            nxt[d] = states.number(step.state)
         next_rows.append(nxt)
         net_rows.append(net)
         action_rows.append(action)

@@ -31,6 +31,7 @@ from fractions import Fraction
 from typing import Any, Callable, Iterable, Iterator
 
 from controller.analysis.markov import AbsorbingChain, expected_rewards
+from controller.analysis.states import StateNumbering
 from controller.rules import (
     BET_KINDS,
     DICE,
@@ -161,12 +162,12 @@ def _odds_opening(fresh: GameState, seat: str, on: str, number: int, config: Tab
 def edge_of(opening: Opening, outcomes: list[tuple[int, ...]]) -> tuple[Fraction, Fraction, int]:
     """``(edge, push probability, number of states)`` of the bet in ``opening``, exactly."""
     p = Fraction(1, len(outcomes))
-    index = {opening.state: 0}
-    order = [opening.state]
+    states = StateNumbering(
+        opening.state, MAX_STATES, lambda n: EdgeError(f"more than {n} states reachable before the bet settles"))
     transitions: list[dict[int, Fraction]] = []
     net: list[Fraction] = []
     pushed: list[Fraction] = []
-    for state in order:  # grows while we walk it: a breadth-first walk of the reachable states
+    for state in states.order:  # grows while we walk it: a breadth-first walk of the reachable states
         row: dict[int, Fraction] = {}
         reward = push = Fraction(0)
         for dice in outcomes:
@@ -177,19 +178,14 @@ def edge_of(opening: Opening, outcomes: list[tuple[int, ...]]) -> tuple[Fraction
                 if all(e.result == "push" for e in settled):
                     push += p
                 continue
-            j = index.get(step.state)
-            if j is None:
-                if len(order) >= MAX_STATES:
-                    raise EdgeError(f"more than {MAX_STATES} states reachable before the bet settles")
-                j = index[step.state] = len(order)
-                order.append(step.state)
+            j = states.number(step.state)
             row[j] = row.get(j, Fraction(0)) + p
         transitions.append(row)
         net.append(reward)
         pushed.append(push)
     value = expected_rewards(AbsorbingChain(transitions, net))[0]
     push_probability = expected_rewards(AbsorbingChain(transitions, pushed))[0]
-    return -value / opening.amount, push_probability, len(order)
+    return -value / opening.amount, push_probability, len(states.order)
 
 
 def house_edges(games: Iterable[str] = GAMES, config: TableConfig | None = None) -> list[BetEdge]:
