@@ -90,7 +90,7 @@ def judge(
     landing_mask: np.ndarray | None = None,
 ) -> DiceRead:
     """The roll's verdict from the evidence at every candidate place."""
-    dice = [e for e in evidence if e.peak >= DIE_PEAK and e.probs[0] < NOT_A_DIE]
+    dice = [e for e in evidence if is_die(e.peak, e.probs)]
     dice, two_faces = _one_place_per_die(dice)
     faint = [e for e in evidence if e not in dice and e.peak >= FAINT_PEAK and e.probs[0] < 1 - DOUBT
              and not _near_any(e, dice, SAME_DIE)]
@@ -131,6 +131,12 @@ def judge(
         if e.highlight:
             return verdict(ReadStatus.UNCERTAIN, f"the die at ({e.cx:.0f}, {e.cy:.0f}) shows a spot unlike its pips (glare?)")
     return verdict(ReadStatus.OK)
+
+
+def is_die(peak: float, probs) -> bool:
+    """A candidate counted as a die: a clear detector peak the classifier does
+    not reject. (The reader spends the pip count only on these.)"""
+    return peak >= DIE_PEAK and probs[0] < NOT_A_DIE
 
 
 def _near_any(e: Evidence, others: list[Evidence], factor: float) -> bool:

@@ -31,6 +31,11 @@ import numpy as np
 from vision.reader import geometry as G
 
 _KERNEL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (11, 11))
+#: The die's side in a crop, and the disc of the face where pips are looked for
+#: (the same for every crop: made once).
+_SIDE = G.CLS_SIZE / G.CROP_FACTOR
+_FACE = cv2.circle(np.zeros((G.CLS_SIZE, G.CLS_SIZE), np.uint8), (G.CLS_SIZE // 2, G.CLS_SIZE // 2),
+                   int(_SIDE * 0.42), 255, -1) > 0
 #: A counted blob looks unlike the others when its mean BGR colour lies
 #: farther than this (0..441) from the blobs' median colour. Chosen on
 #: generated casino scenes (seed 7): highlights stand 20-70 away, most true
@@ -51,11 +56,11 @@ class PipCount(NamedTuple):
 
 def _blobs(response: np.ndarray, face: np.ndarray, pip_area: float, crop: np.ndarray) -> list[tuple[float, np.ndarray, float]]:
     """Area, mean colour and distance from the crop's centre of the round blobs of one polarity inside the face."""
-    vals = response[face > 0]
+    vals = response[face]
     if vals.size == 0 or vals.max() < 25:
         return []
     thresh = max(20.0, 0.45 * float(np.percentile(vals, 99.5)))
-    binary = ((response >= thresh) & (face > 0)).astype(np.uint8)
+    binary = ((response >= thresh) & face).astype(np.uint8)
     n, labels, stats, centres = cv2.connectedComponentsWithStats(binary, connectivity=8)
     blobs = []
     for i in range(1, n):
@@ -91,10 +96,8 @@ def count_pips(crop: np.ndarray) -> PipCount:
     """Pips seen on a CLS_SIZE BGR crop centred on a die (count 0 when no clear count)."""
     gray = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
     gray = cv2.GaussianBlur(gray, (3, 3), 0)
-    size = G.CLS_SIZE
-    side = size / G.CROP_FACTOR
-    face = np.zeros_like(gray)
-    cv2.circle(face, (size // 2, size // 2), int(side * 0.42), 255, -1)
+    side = _SIDE
+    face = _FACE
     pip_area = np.pi * (side * 0.085) ** 2
     best: list[tuple[float, np.ndarray, float]] = []
     light_pips = False
