@@ -12,14 +12,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-PIPS = {
-    1: [(0, 0)],
-    2: [(-1, -1), (1, 1)],
-    3: [(-1, -1), (0, 0), (1, 1)],
-    4: [(-1, -1), (1, -1), (-1, 1), (1, 1)],
-    5: [(-1, -1), (1, -1), (-1, 1), (1, 1), (0, 0)],
-    6: [(-1, -1), (1, -1), (-1, 1), (1, 1), (-1, 0), (1, 0)],
-}
+from vision.scenes.die import PIP_GRID
 
 
 def _background(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
@@ -99,7 +92,7 @@ def draw_die(img: np.ndarray, rng: np.random.Generator, cx: float, cy: float, si
     img[:] = img * (1 - cover) + layer * cover
     c, s = np.cos(angle), np.sin(angle)
     spread, pr = side * rng.uniform(0.24, 0.3), side * rng.uniform(0.07, 0.11)
-    for px, py in PIPS[value]:
+    for px, py in PIP_GRID[value]:
         x = cx + (px * c - py * s) * spread
         y = cy + (px * s + py * c) * spread
         cv2.circle(img, (int(round(x * 4)), int(round(y * 4))), int(round(pr * 4)), pip.tolist(), -1, cv2.LINE_AA, shift=2)

@@ -10,14 +10,8 @@ import cv2
 import numpy as np
 import pytest
 
-PIP_OFFSETS = {
-    1: [(0, 0)],
-    2: [(-1, -1), (1, 1)],
-    3: [(-1, -1), (0, 0), (1, 1)],
-    4: [(-1, -1), (1, -1), (-1, 1), (1, 1)],
-    5: [(-1, -1), (1, -1), (-1, 1), (1, 1), (0, 0)],
-    6: [(-1, -1), (1, -1), (-1, 1), (1, 1), (-1, 0), (1, 0)],
-}
+from vision.scenes.die import PIP_GRID
+
 
 FELT = (40, 110, 30)  # BGR green cloth
 WOOD = (150, 190, 220)
@@ -32,7 +26,7 @@ def draw_die(img: np.ndarray, cx: float, cy: float, side: float, value: int, ang
     a = np.radians(angle_deg)
     c, s = np.cos(a), np.sin(a)
     spread, r = side * 0.27, max(1, int(round(side * 0.09)))
-    for px, py in PIP_OFFSETS[value]:
+    for px, py in PIP_GRID[value]:
         x = cx + (px * c - py * s) * spread
         y = cy + (px * s + py * c) * spread
         cv2.circle(img, (int(round(x)), int(round(y))), r, pip, -1, cv2.LINE_AA)

@@ -30,14 +30,20 @@ _FACES: dict[int, tuple[tuple[float, float, float], tuple[float, float, float], 
     4: ((0, -1, 0), (0, 0, -1), (1, 0, 0)),
 }
 
+#: Where the pips of each face sit, on a grid of -1 / 0 / +1 from the face centre
+#: (x right, y down). The one statement of it: the renderer scales it, and the
+#: training scenes and the reader's drawn test dice draw from it too.
+PIP_GRID: dict[int, tuple[tuple[int, int], ...]] = {
+    1: ((0, 0),),
+    2: ((-1, -1), (1, 1)),
+    3: ((-1, -1), (0, 0), (1, 1)),
+    4: ((-1, -1), (-1, 1), (1, -1), (1, 1)),
+    5: ((-1, -1), (-1, 1), (0, 0), (1, -1), (1, 1)),
+    6: ((-1, -1), (-1, 0), (-1, 1), (1, -1), (1, 0), (1, 1)),
+}
 _G = 0.27  # pip offset from the face centre, in units of the die's side
 PIP_LAYOUT: dict[int, tuple[tuple[float, float], ...]] = {
-    1: ((0.0, 0.0),),
-    2: ((-_G, -_G), (_G, _G)),
-    3: ((-_G, -_G), (0.0, 0.0), (_G, _G)),
-    4: ((-_G, -_G), (-_G, _G), (_G, -_G), (_G, _G)),
-    5: ((-_G, -_G), (-_G, _G), (0.0, 0.0), (_G, -_G), (_G, _G)),
-    6: ((-_G, -_G), (-_G, 0.0), (-_G, _G), (_G, -_G), (_G, 0.0), (_G, _G)),
+    value: tuple((_G * gx, _G * gy) for gx, gy in grid) for value, grid in PIP_GRID.items()
 }
 PIP_RADIUS = 0.085
 _SHIFT = 4  # sub-pixel bits for OpenCV drawing
