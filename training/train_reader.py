@@ -266,17 +266,21 @@ def face_accuracy(net, data) -> float:
     return float((pred.numpy() == np.array(values)).mean())
 
 
-def train_classifier(rng, data, steps, negatives, batch=128, init: Path | None = None, every=None):
+def train_classifier(rng, data, steps, negatives, batch=128, init: Path | None = None, every=None, lr=3e-3):
     net = Classifier()
     if init and init.is_file():
         net.load_state_dict(torch.load(init))
         print(f"  starting from {init}", flush=True)
-    opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps)
+    opt = torch.optim.AdamW(net.parameters(), lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=steps)
     lossf = nn.CrossEntropyLoss(label_smoothing=0.02)
+    # every die as likely as any other: by image, the webcam set's one to three
+    # dice per frame would outweigh the tray photos' many dice of every kind
+    weight = np.array([len(dice) for _, dice in data], np.float64)
+    weight /= weight.sum()
     t0 = time.time()
     for step in range(steps):
-        picks = rng.integers(len(data), size=batch)
+        picks = rng.choice(len(data), size=batch, p=weight)
         samples = [cls_sample(rng, *data[i], negatives[i]) for i in picks]
         x = torch.from_numpy(G.to_blob([s[0] for s in samples]))
         y = torch.tensor([s[1] for s in samples])
@@ -314,6 +318,7 @@ def main(argv=None) -> int:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--cls-name", default="dice_classifier.onnx",
                     help="file name of the exported classifier (dice_classifier_b.onnx for the second one)")
+    ap.add_argument("--cls-lr", type=float, default=3e-3, help="the classifier's peak learning rate (lower to go on from --resume)")
     ap.add_argument("--save-every", type=int, default=0,
                     help="also export the classifier every N steps (as NAME.stepN.onnx), to follow a long run")
     ap.add_argument("--ckpt", type=Path, default=Path("/tmp/dicetable-train"),
@@ -359,7 +364,8 @@ def main(argv=None) -> int:
         export(net, cls_shape, args.out / f"{Path(args.cls_name).stem}.step{step}.onnx", cls_axes)
 
     every = (args.save_every, checkpoint) if args.save_every else None
-    cls = train_classifier(rng, data, args.cls_steps, negatives, init=cls_pt if args.resume else None, every=every)
+    cls = train_classifier(rng, data, args.cls_steps, negatives, init=cls_pt if args.resume else None,
+                           every=every, lr=args.cls_lr)
     torch.save(cls.state_dict(), cls_pt)
     print(f"  final: {face_accuracy(cls, real):.4f} of the labelled dice read right", flush=True)
     export(cls, cls_shape, args.out / args.cls_name, cls_axes)
