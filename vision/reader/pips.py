@@ -59,7 +59,7 @@ def _blobs(response: np.ndarray, face: np.ndarray, pip_area: float, crop: np.nda
     vals = response[face]
     if vals.size == 0 or vals.max() < 25:
         return []
-    thresh = max(20.0, 0.45 * float(np.percentile(vals, 99.5)))
+    thresh = max(20.0, 0.45 * _percentile(vals, 99.5))
     binary = ((response >= thresh) & face).astype(np.uint8)
     n, labels, stats, centres = cv2.connectedComponentsWithStats(binary, connectivity=8)
     blobs = []
@@ -73,6 +73,15 @@ def _blobs(response: np.ndarray, face: np.ndarray, pip_area: float, crop: np.nda
         off = float(np.hypot(*(centres[i] - (G.CLS_SIZE - 1) / 2)))
         blobs.append((float(a), crop[y:y + h, x:x + w][inside].mean(axis=0), off))
     return blobs
+
+
+def _percentile(vals: np.ndarray, q: float) -> float:
+    """``np.percentile(vals, q)`` (linear), by partial sort: ten times faster on a face's few hundred values."""
+    pos = q / 100 * (vals.size - 1)
+    k = int(pos)
+    k1 = min(k + 1, vals.size - 1)
+    part = np.partition(vals, (k, k1))
+    return float(part[k]) + (float(part[k1]) - float(part[k])) * (pos - k)
 
 
 def _elongation(blob: np.ndarray) -> float:
