@@ -4,7 +4,9 @@ from __future__ import annotations
 import numpy as np
 
 from vision.model import ReadStatus
-from vision.reader.judge import DIE_PEAK, FAINT_PEAK, SURE_ALONE, SURE_WITH_PIPS, Evidence, judge
+from vision.reader.judge import (
+    DIE_PEAK, FAINT_PEAK, SURE_DOUBTED, SURE_ALONE, SURE_WITH_PIPS, Evidence, judge,
+)
 
 FRAME = (480, 640, 3)
 
@@ -69,9 +71,14 @@ def test_middling_confidence_needs_the_pip_counter():
     assert against.status == ReadStatus.UNCERTAIN
 
 
-def test_pip_counter_disagreeing_is_never_ok():
-    read = judge([sure(6, 100, 100, p=0.9999, pips=5)], expect=1, frame_shape=FRAME)
-    assert read.status == ReadStatus.UNCERTAIN
+def test_a_disagreeing_pip_count_is_overruled_only_by_near_certain_agreeing_networks():
+    below = (SURE_ALONE + SURE_DOUBTED) / 2
+    assert judge([sure(6, 100, 100, p=below, pips=5)], expect=1, frame_shape=FRAME).status == ReadStatus.UNCERTAIN
+    certain = judge([sure(6, 100, 100, p=SURE_DOUBTED, pips=5)], expect=1, frame_shape=FRAME)
+    assert certain.status == ReadStatus.OK and certain.values == (6,)
+    assert certain.dice[0].confidence < SURE_DOUBTED  # the doubt still shows in the confidence
+    views_apart = judge([sure(6, 100, 100, p=0.9999, pips=5, agree=False)], expect=1, frame_shape=FRAME)
+    assert views_apart.status == ReadStatus.UNCERTAIN
 
 
 def test_one_die_seen_twice_is_one_die():

@@ -18,7 +18,7 @@ from vision.reader import read_dice
 DATASETS = Path(__file__).resolve().parents[2].parent / "shared" / "datasets"
 
 #: folder -> (images sampled, minimum per-die accuracy)
-BARS = {"byler-d6-tray": (20, 0.8), "matteop65-wood-webcam": (30, 0.88)}
+BARS = {"byler-d6-tray": (20, 0.92), "matteop65-wood-webcam": (30, 0.93)}
 
 
 @pytest.mark.parametrize("folder", sorted(BARS))

@@ -6,16 +6,19 @@ audited on its own. The order of the checks is the order of severity:
 1. a die the reader cannot place properly makes the whole roll ``no_read``:
    dice touching or stacked, a die cut by the frame's edge or outside the
    landing area, a count other than the one thrown;
-2. a die whose value is not sure makes the roll ``uncertain``: the networks
-   disagree with themselves, the pip counter disagrees, something on the
-   middle of the face passes for a pip but looks unlike the other pips (a
-   lamp's highlight forges a centre pip for every cue at once), or the die looks unlike its neighbours
-   (a leaning die shows a side and looks bigger);
+2. a die whose value is not sure makes the roll ``uncertain``: the two
+   networks (two views) disagree, the die looks unlike its neighbours (a
+   leaning die shows a side and looks bigger), or the networks' confidence
+   is below the bar. The bar is higher when the pip counter sees another
+   count, and higher still when a cue speaks against the value: a clear pip
+   count that disagrees, or something in the middle of the face that passes
+   for a pip but looks unlike the other pips (a lamp's highlight forges a
+   centre pip);
 3. only then is the roll ``ok``.
 
 The thresholds were chosen on the *tune* part of the public photos (never
-the held-out part) so that no ``ok`` roll there was wrong; docs/vision.md
-gives the figures. When unsure, the policy errs towards asking the dealer.
+the held-out part) and on generated scenes the networks never saw, so that
+no ``ok`` roll there was wrong; docs/vision.md gives the figures. When unsure, the policy errs towards asking the dealer.
 """
 from __future__ import annotations
 
@@ -28,7 +31,7 @@ from vision.model import DiceRead, Die, ReadStatus
 #: A candidate whose detector peak is at least this is counted as a die.
 DIE_PEAK = 0.2
 #: ... and below it, but above ``FAINT_PEAK``, it is a doubt: a die may be there.
-FAINT_PEAK = 0.15
+FAINT_PEAK = 0.1
 #: A candidate the classifier calls "not a die" with this probability is dropped.
 NOT_A_DIE = 0.5
 #: A faint candidate (peak between FAINT_PEAK and DIE_PEAK) that the classifier
@@ -43,10 +46,17 @@ SAME_DIE_CLEAR = 0.7
 #: Centres closer than this many die sides are touching or stacked dice.
 TOUCHING = 0.9
 #: A die is ``ok`` when the pip counter saw no clear count only above this
-#: confidence (a clear count that disagrees is never ``ok``) ...
+#: confidence ...
 SURE_ALONE = 0.9
-#: ... and with the pip counter agreeing, above this one.
+#: ... with the pip counter agreeing, above this one ...
 SURE_WITH_PIPS = 0.7
+#: ... and only above this one when a cue speaks against the value: a clear
+#: pip count that disagrees, or a light spot in the middle of the face unlike
+#: the other pips (a highlight forges a centre pip). The counter is plain
+#: morphology and also counts pips on a side face seen at an angle: on the
+#: tune photos it was the one that was wrong in 314 of 322 disagreements, so
+#: it raises the bar rather than vetoing. A value above 1 restores the veto.
+SURE_DOUBTED = 0.98
 #: When the biggest die of a roll looks this many times the size of the
 #: smallest, one may be leaning (showing a side) or stacked.
 SIZE_RATIO = 1.5
@@ -124,12 +134,12 @@ def judge(
         return verdict(ReadStatus.UNCERTAIN, "a die looks unlike the others (leaning?)")
     for e in dice:
         p = float(e.probs[e.value])
-        pips_against = e.pips not in (0, e.value)
-        sure = e.views_agree and not pips_against and (p >= SURE_ALONE or (e.pips == e.value and p >= SURE_WITH_PIPS))
-        if not sure:
+        doubted = e.highlight or e.pips not in (0, e.value)
+        bar = SURE_DOUBTED if doubted else SURE_WITH_PIPS if e.pips == e.value else SURE_ALONE
+        if not (e.views_agree and p >= bar):
+            if e.highlight:
+                return verdict(ReadStatus.UNCERTAIN, f"the die at ({e.cx:.0f}, {e.cy:.0f}) shows a spot unlike its pips (glare?)")
             return verdict(ReadStatus.UNCERTAIN, f"the die at ({e.cx:.0f}, {e.cy:.0f}) is not clear")
-        if e.highlight:
-            return verdict(ReadStatus.UNCERTAIN, f"the die at ({e.cx:.0f}, {e.cy:.0f}) shows a spot unlike its pips (glare?)")
     return verdict(ReadStatus.OK)
 
 
