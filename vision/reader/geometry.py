@@ -12,7 +12,7 @@ import numpy as np
 #: The detector's output grid is this many times coarser than its input.
 DET_STRIDE = 4
 #: Without a calibration the frame's long side is brought to this many pixels
-#: for the detector; the public photos then show dice of about 20 px.
+#: for the detector; the public photos then show dice of about 16 px.
 DET_LONG_SIDE = 256
 #: With a calibrated top-face size, the frame is scaled so a top face is this big.
 DET_TOP_FACE_PX = 17.0

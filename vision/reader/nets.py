@@ -38,7 +38,7 @@ class DiceNets:
 
     def _warm_up(self) -> None:
         """OpenCV plans each network on its first run; do it now, not on the first roll."""
-        self.detect(np.zeros((1, 3, 240, 320), np.float32))  # a 640x480 camera frame
+        self.detect(np.zeros((1, 3, 192, 256), np.float32))  # a 640x480 camera frame, shrunk
         blob = np.zeros((1, 3, 40, 40), np.float32)
         self.classify(blob)
         self.classify(blob, second=True)

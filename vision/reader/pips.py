@@ -2,7 +2,10 @@
 
 The classifier is accurate but can be confidently wrong on something it never
 saw; this counter uses plain image morphology, so its mistakes are of another
-kind. The reader trusts a die without hesitation only when both agree.
+kind. When both agree the networks need less confidence to settle the die;
+when a clear count disagrees they need much more (``judge.SURE_DOUBTED``): the
+counter is often wrong where the networks are right (side pips seen at an
+angle, translucent dice), so it raises the bar rather than vetoing.
 
 Pips are small round blobs that differ from the face around them, darker on
 a light die or lighter on a dark or translucent one; a long streak (glare on
@@ -17,7 +20,8 @@ alike; but it is tinted by the body under it (or brighter than the pips),
 so it stands apart in colour. A highlight is lighter than the face, so it
 can only pass for a light pip, and the pip it forges is the centre one:
 ``PipCount.highlight`` says that a light blob near the middle of the face
-looks unlike the other counted blobs; the judge never settles such a die.
+looks unlike the other counted blobs; the judge then asks the networks for
+the same near-certainty as against a disagreeing count.
 (Off the middle, real photos show pips of one die differing as much, from
 uneven light, and a spot there does not turn one face into another.)
 """
