@@ -109,3 +109,22 @@ def test_clear_non_die_is_ignored_but_a_faint_possible_die_leaves_a_doubt():
 def test_a_die_much_bigger_than_the_others_is_uncertain():
     read = judge([sure(3, 100, 100), sure(5, 300, 200, side=70)], expect=2, frame_shape=FRAME)
     assert read.status == ReadStatus.UNCERTAIN
+
+
+def test_the_pip_count_is_skipped_only_where_it_cannot_change_the_verdict():
+    from vision.reader.judge import pips_can_matter
+
+    other = sure(2, 300, 200)
+    for p in (0.5, 0.8, 0.95, SURE_DOUBTED, 0.999):
+        for agree in (True, False):
+            probe = sure(5, 100, 100, p=p, agree=agree)
+            verdicts = {
+                judge([Evidence(probe.cx, probe.cy, probe.side, probe.peak, probe.probs, agree, pips, glare), other],
+                      expect=2, frame_shape=FRAME).status
+                for pips in range(7) for glare in (False, True)
+            }
+            if not pips_can_matter(probe.probs, agree):
+                assert len(verdicts) == 1, (p, agree, verdicts)
+    assert pips_can_matter(sure(5, 0, 0, p=0.95).probs, True)
+    assert len({judge([sure(5, 100, 100, p=0.95, pips=n), other], expect=2, frame_shape=FRAME).status
+                for n in range(7)}) == 2  # where it can matter, it does

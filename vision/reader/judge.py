@@ -143,6 +143,14 @@ def judge(
     return verdict(ReadStatus.OK)
 
 
+def pips_can_matter(probs, views_agree: bool) -> bool:
+    """Whether a pip count could change this die's verdict. Not when the views
+    disagree (uncertain whatever the count) nor when the networks are sure
+    beyond the highest bar (``ok`` whatever the count): the reader spends the
+    pip counter only on the others."""
+    return views_agree and max(probs[1:]) < SURE_DOUBTED
+
+
 def is_die(peak: float, probs) -> bool:
     """A candidate counted as a die: a clear detector peak the classifier does
     not reject. (The reader spends the pip count only on these.)"""

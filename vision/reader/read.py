@@ -9,7 +9,7 @@ import numpy as np
 from vision.model import Calibration, DiceRead, ReadStatus
 from vision.reader import geometry as G
 from vision.reader.detect import find_candidates
-from vision.reader.judge import FAINT_PEAK, Evidence, is_die, judge
+from vision.reader.judge import FAINT_PEAK, Evidence, is_die, judge, pips_can_matter
 from vision.reader.nets import DiceNets, ModelMissing, default_nets
 from vision.reader.pips import PipCount, count_pips
 
@@ -44,7 +44,8 @@ def _evidence(frame: np.ndarray, nets: DiceNets, die_size_px: float | None, expe
     ``MAX_CANDIDATES`` without a count): with more, the count check fails
     anyway, and every crop read costs time. The second view is spent only
     on crops the first view takes for a die, and the pip count only on the
-    places the judge will count as dice (elsewhere it is never looked at).
+    places the judge will count as dice and only where it could change the
+    verdict (``judge.pips_can_matter``).
     """
     cands = find_candidates(frame, nets, die_size_px, FAINT_PEAK)
     cands = cands[: (expect + EXTRA_CANDIDATES) if expect else MAX_CANDIDATES]
@@ -63,7 +64,8 @@ def _evidence(frame: np.ndarray, nets: DiceNets, die_size_px: float | None, expe
             b = turned[i]
             probs = (a + b) / 2
             agree = int(np.argmax(a[1:])) == int(np.argmax(b[1:]))
-            pips = count_pips(straight[i]) if is_die(c.score, probs) else PipCount(0)
+            needed = is_die(c.score, probs) and pips_can_matter(probs, agree)
+            pips = count_pips(straight[i]) if needed else PipCount(0)
         else:
             probs, agree, pips = a, True, PipCount(0)
         out.append(Evidence(c.cx, c.cy, c.side, c.score, tuple(float(p) for p in probs), agree, pips.count, pips.highlight))
