@@ -18,7 +18,8 @@ audited on its own. The order of the checks is the order of severity:
 
 The thresholds were chosen on the *tune* part of the public photos (never
 the held-out part) and on generated scenes the networks never saw, so that
-no ``ok`` roll there was wrong; docs/vision.md gives the figures. When unsure, the policy errs towards asking the dealer.
+no ``ok`` roll there was wrong; docs/vision.md gives the figures. When
+unsure, the policy errs towards asking the dealer.
 """
 from __future__ import annotations
 
