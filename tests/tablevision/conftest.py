@@ -18,6 +18,22 @@ def textured(i: int, size: tuple[int, int] = (160, 120)) -> np.ndarray:
     return img
 
 
+def settle_events(src, det) -> list:
+    """Feed every frame of the throw playing on a generated ``src`` to ``det``; the events it gave."""
+    events = []
+    while src.pending:
+        event = det.feed(src.read())
+        if event is not None:
+            events.append(event)
+    return events
+
+
+@pytest.fixture
+def drain_throw():
+    """``settle_events`` above, for tests that film throws through a settle detector."""
+    return settle_events
+
+
 @pytest.fixture
 def make_frame():
     """The frame factory above, for tests that build their own recordings."""

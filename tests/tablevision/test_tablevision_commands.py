@@ -94,7 +94,7 @@ def test_calibrate_without_frames_or_with_bad_ones_fails_cleanly(tmp_path: Path,
     assert not (tmp_path / "b").exists()
 
 
-def test_a_calibrated_generated_table_settles_each_throw_once(tmp_path: Path):
+def test_a_calibrated_generated_table_settles_each_throw_once(tmp_path: Path, drain_throw):
     """Calibration feeding settle detection, as a configured table on a laptop uses them."""
     from vision.calibrate import load_empty_image
     from vision.settle import SettleConfig, SettleDetector, Settled
@@ -108,10 +108,6 @@ def test_a_calibrated_generated_table_settles_each_throw_once(tmp_path: Path):
     det = SettleDetector(SettleConfig(die_size_px=cal.die_size_px), landing_mask=cal.landing_mask, empty=empty)
     for values in ([1, 6], [4, 4]):
         src.throw(values)
-        settled = []
-        while src.pending:
-            event = det.feed(src.read())
-            if event is not None:
-                settled.append(event)
+        settled = drain_throw(src, det)
         assert [type(e) for e in settled] == [Settled]  # armed by the empty table, no controller needed
         assert sorted(settled[0].frame.meta["values"]) == sorted(values)

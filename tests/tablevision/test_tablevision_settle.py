@@ -236,7 +236,7 @@ def test_fingers_resting_at_the_edge_are_not_a_roll_but_a_die_there_is():
 
 
 @pytest.mark.parametrize("game", ["craps", "hazard"])
-def test_the_demo_camera_and_the_detector_agree_roll_after_roll(game):
+def test_the_demo_camera_and_the_detector_agree_roll_after_roll(game, drain_throw):
     """As the demo plays: no calibration, armed at each lock, frames read only while a throw plays."""
     from vision.sources import GeneratedSource
 
@@ -247,11 +247,7 @@ def test_the_demo_camera_and_the_detector_agree_roll_after_roll(game):
         values = [int(v) for v in rng.integers(1, 7, 3 if game == "hazard" else 2)]
         det.arm()
         src.throw(values)
-        settled = []
-        while src.pending:
-            event = det.feed(src.read())
-            if event is not None:
-                settled.append(event)
+        settled = drain_throw(src, det)
         assert [type(e) for e in settled] == [Settled]
         assert sorted(settled[0].frame.meta["values"]) == sorted(values)
         assert not settled[0].frame.meta["moving"] and settled[0].roll == roll
