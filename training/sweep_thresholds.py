@@ -2,8 +2,9 @@
 
     .venv/bin/python training/sweep_thresholds.py [--datasets ../shared/datasets]
 
-The networks run once per image; the judge (pure) is then replayed for every
-combination of thresholds. Prints, per combination, ok rate, silent misreads
+The networks run once per image (both looks at every die, the pip count
+everywhere it could matter); the judge (pure), and the reader's choice of which
+dice get a second look, are then replayed for every combination of thresholds. Prints, per combination, ok rate, silent misreads
 and per-die accuracy summed over every folder. Held-out images are never read.
 
 The networks were trained on the tune photos, so their confidence there is
@@ -30,7 +31,7 @@ from vision.benchtool.score import score  # noqa: E402
 from vision.benchtool.split import select  # noqa: E402
 from vision.reader import judge as J  # noqa: E402
 from vision.reader.nets import default_nets  # noqa: E402
-from vision.reader.read import _evidence  # noqa: E402
+from vision.reader.read import first_look, second_look  # noqa: E402
 
 GRID = {
     "DIE_PEAK": [0.2, 0.3],
@@ -41,22 +42,36 @@ GRID = {
     "SURE_ALONE": [0.8, 0.9, 0.95, 0.98],
     "SURE_WITH_PIPS": [0.5, 0.7, 0.85, 0.9],
     "SURE_DOUBTED": [0.9, 0.95, 0.98, 0.99, 1.01],
+    "SURE_DOUBTED_SECOND_LOOK": [0.9, 0.92, 0.95, 0.98],
 }
 
 
 def collect(datasets: Path, extra: list[Path]) -> list:
-    """Run the networks once over every tune image, and every image of the ``extra`` folders."""
+    """Run the networks once over every tune image, and every image of the ``extra`` folders:
+    per image, the first look's evidence and the evidence with every die given a second look."""
     cv2.setNumThreads(1)
     nets = default_nets()
     cases = []
     folders = [(p, "tune") for p in sorted(datasets.iterdir()) if p.is_dir()] + [(p, "all") for p in extra]
-    for folder, split in folders:
-        for item in select(load_folder(folder), split):
-            frame = cv2.imread(str(item.path), cv2.IMREAD_COLOR)
-            if frame is not None:
-                cases.append((folder.name, item, frame.shape, _evidence(frame, nets, None, len(item.dice))))
-        print(f"{folder.name}: {len(cases)} images", file=sys.stderr, flush=True)
+    bars = J.SURE_DOUBTED, J.SURE_DOUBTED_SECOND_LOOK
+    J.SURE_DOUBTED = J.SURE_DOUBTED_SECOND_LOOK = 1.01  # count pips wherever any bar could make them matter
+    try:
+        for folder, split in folders:
+            for item in select(load_folder(folder), split):
+                frame = cv2.imread(str(item.path), cv2.IMREAD_COLOR)
+                if frame is not None:
+                    look = first_look(frame, nets, None, len(item.dice))
+                    dice = [i for i, e in enumerate(look.evidence) if J.is_die(e.peak, e.probs)]
+                    cases.append((folder.name, item, frame.shape, look.evidence, second_look(frame, nets, look, dice)))
+            print(f"{folder.name}: {len(cases)} images", file=sys.stderr, flush=True)
+    finally:
+        J.SURE_DOUBTED, J.SURE_DOUBTED_SECOND_LOOK = bars
     return cases
+
+
+def replay(first: list, second: list) -> list:
+    """The evidence the reader would judge: the second look only for the dice the first left unsure."""
+    return [s if J.is_die(f.peak, f.probs) and not J.is_sure(f) else f for f, s in zip(first, second)]
 
 
 def main(argv=None) -> int:
@@ -78,13 +93,15 @@ def main(argv=None) -> int:
     keys = list(GRID)
     for combo in itertools.product(*(GRID[k] for k in keys)):
         bars = dict(zip(keys, combo))
-        if not bars["SURE_WITH_PIPS"] < bars["SURE_ALONE"] < bars["SURE_DOUBTED"]:
-            continue  # a cue that agrees must never raise the bar, one that disagrees never lower it
+        if not (bars["SURE_WITH_PIPS"] < bars["SURE_ALONE"] < bars["SURE_DOUBTED_SECOND_LOOK"]
+                <= bars["SURE_DOUBTED"]):
+            continue  # a cue that agrees must never raise the bar, one that disagrees never lower it;
+            # more views never call for a higher bar
         for k, v in zip(keys, combo):
             setattr(J, k, v)
         per = {}
-        for name, item, shape, ev in cases:
-            read = J.judge(ev, len(item.dice), shape)
+        for name, item, shape, first, second in cases:
+            read = J.judge(replay(first, second), len(item.dice), shape)
             if read.reason:
                 key = f"{name[:6]} {re.sub(r'[0-9]+', 'N', read.reason)}"
                 reasons[key] = reasons.get(key, 0) + 1

@@ -1,11 +1,14 @@
 """The trust policy on its own: evidence in, status out (no pixels, no networks)."""
 from __future__ import annotations
 
+import itertools
+from dataclasses import replace
+
 import numpy as np
 
 from vision.model import ReadStatus
 from vision.reader.judge import (
-    DIE_PEAK, FAINT_PEAK, SURE_DOUBTED, SURE_ALONE, SURE_WITH_PIPS, Evidence, judge,
+    DIE_PEAK, FAINT_PEAK, SURE_DOUBTED, SURE_DOUBTED_SECOND_LOOK, SURE_ALONE, SURE_WITH_PIPS, Evidence, judge,
 )
 
 FRAME = (480, 640, 3)
@@ -81,6 +84,15 @@ def test_a_disagreeing_pip_count_is_overruled_only_by_near_certain_agreeing_netw
     assert views_apart.status == ReadStatus.UNCERTAIN
 
 
+def test_after_a_second_look_a_disagreeing_count_is_overruled_at_a_lower_bar():
+    assert SURE_ALONE < SURE_DOUBTED_SECOND_LOOK < SURE_DOUBTED
+    between = sure(6, 100, 100, p=(SURE_DOUBTED_SECOND_LOOK + SURE_DOUBTED) / 2, pips=5)
+    below = sure(6, 100, 100, p=(SURE_ALONE + SURE_DOUBTED_SECOND_LOOK) / 2, pips=5)
+    assert judge([between], expect=1, frame_shape=FRAME).status == ReadStatus.UNCERTAIN
+    assert judge([replace(between, second_look=True)], expect=1, frame_shape=FRAME).status == ReadStatus.OK
+    assert judge([replace(below, second_look=True)], expect=1, frame_shape=FRAME).status == ReadStatus.UNCERTAIN
+
+
 def test_one_die_seen_twice_is_one_die():
     top = sure(1, 100, 100, peak=0.9)
     side_face = sure(3, 100, 118, peak=0.4)
@@ -115,16 +127,16 @@ def test_the_pip_count_is_skipped_only_where_it_cannot_change_the_verdict():
     from vision.reader.judge import pips_can_matter
 
     other = sure(2, 300, 200)
-    for p in (0.5, 0.8, 0.95, SURE_DOUBTED, 0.999):
-        for agree in (True, False):
+    for p in (0.5, 0.8, 0.95, 0.96, SURE_DOUBTED, 0.999):
+        for agree, looked_twice in itertools.product((True, False), (True, False)):
             probe = sure(5, 100, 100, p=p, agree=agree)
             verdicts = {
-                judge([Evidence(probe.cx, probe.cy, probe.side, probe.peak, probe.probs, agree, pips, glare), other],
-                      expect=2, frame_shape=FRAME).status
+                judge([Evidence(probe.cx, probe.cy, probe.side, probe.peak, probe.probs, agree, pips, glare,
+                                looked_twice), other], expect=2, frame_shape=FRAME).status
                 for pips in range(7) for glare in (False, True)
             }
-            if not pips_can_matter(probe.probs, agree):
-                assert len(verdicts) == 1, (p, agree, verdicts)
+            if not pips_can_matter(probe.probs, agree, looked_twice):
+                assert len(verdicts) == 1, (p, agree, looked_twice, verdicts)
     assert pips_can_matter(sure(5, 0, 0, p=0.95).probs, True)
     assert len({judge([sure(5, 100, 100, p=0.95, pips=n), other], expect=2, frame_shape=FRAME).status
                 for n in range(7)}) == 2  # where it can matter, it does

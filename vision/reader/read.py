@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -9,7 +10,7 @@ import numpy as np
 from vision.model import Calibration, DiceRead, ReadStatus
 from vision.reader import geometry as G
 from vision.reader.detect import find_candidates
-from vision.reader.judge import FAINT_PEAK, Evidence, is_die, judge, pips_can_matter
+from vision.reader.judge import FAINT_PEAK, Evidence, is_die, is_sure, judge, pips_can_matter
 from vision.reader.nets import DiceNets, ModelMissing, default_nets
 from vision.reader.pips import PipCount, count_pips
 
@@ -19,6 +20,11 @@ from vision.reader.pips import PipCount, count_pips
 SECOND_VIEW_DEG = 45.0
 #: The second view is spent only on crops whose "not a die" probability is below this.
 SECOND_LOOK = 0.7
+#: A die not sure after those two views gets a second look: each network reads
+#: it at three more angles (a die's value does not change when it turns, a
+#: network's mistakes often do), and the eight views are averaged. Only the
+#: doubtful dice pay for it, so a clear roll costs no more.
+MORE_VIEWS_DEG = {False: (90.0, 180.0, 270.0), True: (135.0, 225.0, 315.0)}
 #: With a known count, this many places beyond it are read (enough to notice an extra die).
 EXTRA_CANDIDATES = 3
 #: Without a count, at most this many places are read.
@@ -37,39 +43,90 @@ def _bad_frame(frame: object) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class Look:
+    """The evidence at every candidate place, and the views behind it: per
+    place, each network's probabilities (None where only one network looked)."""
+
+    evidence: list[Evidence]
+    views: list[tuple[np.ndarray, np.ndarray] | None]
+
+
 def _evidence(frame: np.ndarray, nets: DiceNets, die_size_px: float | None, expect: int | None) -> list[Evidence]:
-    """Evidence at the strongest candidate places.
+    """Evidence at the strongest candidate places: a first look at each, and a
+    second look at the dice the first did not make sure of."""
+    look = first_look(frame, nets, die_size_px, expect)
+    doubtful = [i for i, e in enumerate(look.evidence) if is_die(e.peak, e.probs) and not is_sure(e)]
+    return second_look(frame, nets, look, doubtful)
+
+
+def first_look(frame: np.ndarray, nets: DiceNets, die_size_px: float | None, expect: int | None) -> Look:
+    """Detector candidates, each read by the first classifier and, where that
+    takes it for a die, by the second one turned by ``SECOND_VIEW_DEG``.
 
     Only ``expect + EXTRA_CANDIDATES`` places are read (all up to
     ``MAX_CANDIDATES`` without a count): with more, the count check fails
-    anyway, and every crop read costs time. The second view is spent only
-    on crops the first view takes for a die, and the pip count only on the
-    places the judge will count as dice and only where it could change the
-    verdict (``judge.pips_can_matter``).
+    anyway, and every crop read costs time. The pip count is spent only on
+    the places the judge will count as dice and only where it could change
+    the verdict (``judge.pips_can_matter``).
     """
     cands = find_candidates(frame, nets, die_size_px, FAINT_PEAK)
     cands = cands[: (expect + EXTRA_CANDIDATES) if expect else MAX_CANDIDATES]
     if not cands:
-        return []
+        return Look([], [])
     straight = [G.crop_die(frame, c.cx, c.cy, c.side) for c in cands]
     first = nets.classify(G.to_blob(straight))
     likely = [i for i in range(len(cands)) if first[i][0] < SECOND_LOOK]
     second = nets.classify(G.to_blob([G.crop_die(frame, cands[i].cx, cands[i].cy, cands[i].side, SECOND_VIEW_DEG)
                                       for i in likely]), second=True) if likely else []
     turned = dict(zip(likely, second))
-    out = []
+    evidence, views = [], []
     for i, c in enumerate(cands):
         a = first[i]
         if i in turned:
             b = turned[i]
             probs = (a + b) / 2
-            agree = int(np.argmax(a[1:])) == int(np.argmax(b[1:]))
+            agree = _same_value(a, b)
             needed = is_die(c.score, probs) and pips_can_matter(probs, agree)
             pips = count_pips(straight[i]) if needed else PipCount(0)
+            views.append((a, b))
         else:
             probs, agree, pips = a, True, PipCount(0)
-        out.append(Evidence(c.cx, c.cy, c.side, c.score, tuple(float(p) for p in probs), agree, pips.count, pips.highlight))
+            views.append(None)
+        evidence.append(Evidence(c.cx, c.cy, c.side, c.score, tuple(float(p) for p in probs), agree,
+                                 pips.count, pips.highlight))
+    return Look(evidence, views)
+
+
+def second_look(frame: np.ndarray, nets: DiceNets, look: Look, which: list[int]) -> list[Evidence]:
+    """The evidence with the places at ``which`` read again at ``MORE_VIEWS_DEG``:
+    their probabilities become the average of all eight views, and the views
+    agree when the two networks' averages name the same value. The pip count
+    is taken where it has become able to change the verdict."""
+    out = list(look.evidence)
+    which = [i for i in which if look.views[i] is not None]
+    if not which:
+        return out
+    n = len(MORE_VIEWS_DEG[False])
+    more = {net: nets.classify(G.to_blob([G.crop_die(frame, out[i].cx, out[i].cy, out[i].side, deg)
+                                          for i in which for deg in MORE_VIEWS_DEG[net]]), second=net)
+            for net in (False, True)}
+    for k, i in enumerate(which):
+        e = out[i]
+        a0, b0 = look.views[i]
+        a = (a0 + more[False][k * n:(k + 1) * n].sum(axis=0)) / (n + 1)
+        b = (b0 + more[True][k * n:(k + 1) * n].sum(axis=0)) / (n + 1)
+        probs, agree = (a + b) / 2, _same_value(a, b)
+        pips = PipCount(e.pips, e.highlight)
+        if not e.pips and pips_can_matter(probs, agree, second_look=True):
+            pips = count_pips(G.crop_die(frame, e.cx, e.cy, e.side))
+        out[i] = replace(e, probs=tuple(float(p) for p in probs), views_agree=agree, pips=pips.count,
+                         highlight=pips.highlight, second_look=True)
     return out
+
+
+def _same_value(a: np.ndarray, b: np.ndarray) -> bool:
+    return int(np.argmax(a[1:])) == int(np.argmax(b[1:]))
 
 
 def read_dice(frame: np.ndarray, expect: int | None = None, calibration: Calibration | None = None,

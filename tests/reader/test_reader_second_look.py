@@ -1,0 +1,81 @@
+"""The second look: which dice get it, and how its views are combined.
+
+A scripted stand-in for the networks (a heat map with two peaks, and each
+classifier's answers call by call) makes the reader's arithmetic checkable
+without depending on what the trained networks happen to say.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.model import ReadStatus
+from vision.reader import read as R
+from vision.reader.judge import SURE_ALONE
+from vision.reader.read import read_dice
+
+SURE_DIE, DOUBTFUL_DIE = (16, 12), (40, 30)  # detector cells (x, y) of the two dice
+
+
+def probs(value: int, p: float) -> np.ndarray:
+    out = np.full(7, (1 - p) / 5, np.float32)
+    out[0] = 0.0
+    out[value] = p
+    return out
+
+
+class ScriptedNets:
+    """Stands in for ``DiceNets``: peaks at the given detector cells (dice of
+    40 px in a 640x480 frame), and per classifier a queue of answers, one
+    list of rows per call. Records how many crops each call was given."""
+
+    def __init__(self, first: list[list[np.ndarray]], second: list[list[np.ndarray]]):
+        self.answers = {False: list(first), True: list(second)}
+        self.calls: dict[bool, list[int]] = {False: [], True: []}
+
+    def detect(self, blob: np.ndarray) -> np.ndarray:
+        out = np.zeros((4, blob.shape[2] // 4, blob.shape[3] // 4), np.float32)
+        out[0] = -10.0
+        out[1] = np.log(40 * 256 / 640 / 16)
+        for x, y in (SURE_DIE, DOUBTFUL_DIE):
+            out[0, y, x] = 5.0 if (x, y) == SURE_DIE else 4.0
+        return out
+
+    def classify(self, blob: np.ndarray, second: bool = False) -> np.ndarray:
+        self.calls[second].append(len(blob))
+        rows = self.answers[second].pop(0)
+        assert len(rows) == len(blob)
+        return np.stack(rows)
+
+
+FRAME = np.full((480, 640, 3), 128, np.uint8)  # plain: the pip counter finds no clear count
+
+
+def test_only_the_doubtful_die_gets_the_second_look_and_its_views_are_averaged():
+    nets = ScriptedNets(first=[[probs(2, 0.999), probs(4, 0.8)], [probs(4, 0.99)] * 3],
+                        second=[[probs(2, 0.999), probs(4, 0.8)], [probs(4, 0.99)] * 3])
+    read = read_dice(FRAME, expect=2, nets=nets)
+    assert nets.calls == {False: [2, 3], True: [2, 3]}  # three more angles per network, one die
+    assert read.status == ReadStatus.OK and sorted(read.values) == [2, 4]
+    second = next(d for d in read.dice if d.value == 4)
+    assert second.confidence == pytest.approx((0.8 + 3 * 0.99) / 4, abs=1e-4)
+    assert (0.8 + 3 * 0.99) / 4 >= SURE_ALONE > 0.8  # the second look is what made it sure
+
+
+def test_the_networks_must_still_agree_after_the_second_look():
+    nets = ScriptedNets(first=[[probs(2, 0.999), probs(4, 0.8)], [probs(5, 0.99)] * 3],
+                        second=[[probs(2, 0.999), probs(4, 0.8)], [probs(4, 0.99)] * 3])
+    read = read_dice(FRAME, expect=2, nets=nets)
+    assert read.status == ReadStatus.UNCERTAIN  # the first network now says 5, the second 4
+
+
+def test_a_roll_sure_at_first_sight_costs_no_second_look():
+    nets = ScriptedNets(first=[[probs(2, 0.999), probs(4, 0.999)]], second=[[probs(2, 0.999), probs(4, 0.999)]])
+    read = read_dice(FRAME, expect=2, nets=nets)
+    assert read.status == ReadStatus.OK
+    assert nets.calls == {False: [2], True: [2]}
+
+
+def test_the_eight_views_are_eight_different_angles():
+    angles = [0.0, R.SECOND_VIEW_DEG, *R.MORE_VIEWS_DEG[False], *R.MORE_VIEWS_DEG[True]]
+    assert len({a % 360 for a in angles}) == 8
