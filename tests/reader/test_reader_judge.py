@@ -8,7 +8,8 @@ import numpy as np
 
 from vision.model import ReadStatus
 from vision.reader.judge import (
-    DIE_PEAK, FAINT_PEAK, SURE_DOUBTED, SURE_DOUBTED_SECOND_LOOK, SURE_ALONE, SURE_WITH_PIPS, Evidence, judge,
+    DIE_PEAK, FAINT_PEAK, LEANING, LEANING_DOUBT, SURE_DOUBTED, SURE_DOUBTED_SECOND_LOOK, SURE_ALONE, SURE_WITH_PIPS,
+    Evidence, judge,
 )
 
 FRAME = (480, 640, 3)
@@ -91,6 +92,16 @@ def test_after_a_second_look_a_disagreeing_count_is_overruled_at_a_lower_bar():
     assert judge([between], expect=1, frame_shape=FRAME).status == ReadStatus.UNCERTAIN
     assert judge([replace(between, second_look=True)], expect=1, frame_shape=FRAME).status == ReadStatus.OK
     assert judge([replace(below, second_look=True)], expect=1, frame_shape=FRAME).status == ReadStatus.UNCERTAIN
+
+
+def test_a_leaning_die_is_no_read_and_a_die_that_may_lean_is_for_the_dealer():
+    flat, other = sure(4, 100, 100), sure(2, 300, 200)
+    assert judge([flat, other], 2, FRAME).status == ReadStatus.OK
+    leaning = judge([replace(flat, leaning=LEANING), other], 2, FRAME)
+    assert leaning.status == ReadStatus.NO_READ and "leaning" in leaning.reason
+    maybe = judge([replace(flat, leaning=(LEANING_DOUBT + LEANING) / 2), other], 2, FRAME)
+    assert maybe.status == ReadStatus.UNCERTAIN and "may be leaning" in maybe.reason
+    assert judge([replace(flat, leaning=LEANING_DOUBT * 0.9), other], 2, FRAME).status == ReadStatus.OK
 
 
 def test_one_die_seen_twice_is_one_die():

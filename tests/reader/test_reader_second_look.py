@@ -41,6 +41,9 @@ class ScriptedNets:
             out[0, y, x] = 5.0 if (x, y) == SURE_DIE else 4.0
         return out
 
+    def leaning(self, blob: np.ndarray) -> np.ndarray:
+        return np.zeros(len(blob), np.float32)
+
     def classify(self, blob: np.ndarray, second: bool = False) -> np.ndarray:
         self.calls[second].append(len(blob))
         rows = self.answers[second].pop(0)

@@ -19,6 +19,8 @@ CLASSIFIER_FILE = MODELS_DIR / "dice_classifier.onnx"
 #: A second classifier, trained apart (other run, other data mix): the two
 #: must agree, one on the straight crop and one on the turned crop.
 SECOND_CLASSIFIER_FILE = MODELS_DIR / "dice_classifier_b.onnx"
+#: The leaning-die check: one logit per crop (``training/train_lean.py``).
+LEANING_FILE = MODELS_DIR / "dice_leaning.onnx"
 #: OpenCV 5 runs a network with its new DNN engine or its classic one (OpenCV 4
 #: has only the classic one). Measured on one x86 core, the classic engine
 #: runs the classifier's 40x40 crops about 20% faster and the new one the
@@ -33,12 +35,14 @@ class ModelMissing(RuntimeError):
 
 
 class DiceNets:
-    """The detector and the classifier, safe to share between threads (one lock each)."""
+    """The detector, the two classifiers and the leaning check, safe to share
+    between threads (one lock for the detector, one for the crop networks)."""
 
     def __init__(self, detector: Path = DETECTOR_FILE, classifier: Path = CLASSIFIER_FILE,
-                 second_classifier: Path = SECOND_CLASSIFIER_FILE):
+                 second_classifier: Path = SECOND_CLASSIFIER_FILE, leaning: Path = LEANING_FILE):
         self._det = load_net(detector, DETECTOR_ENGINE)
         self._cls = [load_net(classifier, CLASSIFIER_ENGINE), load_net(second_classifier, CLASSIFIER_ENGINE)]
+        self._lean = load_net(leaning, CLASSIFIER_ENGINE)
         self._det_lock = threading.Lock()
         self._cls_lock = threading.Lock()
         self._warm_up()
@@ -49,6 +53,7 @@ class DiceNets:
         blob = np.zeros((1, 3, 40, 40), np.float32)
         self.classify(blob)
         self.classify(blob, second=True)
+        self.leaning(blob)
 
     def detect(self, blob: np.ndarray) -> np.ndarray:
         """(1, 3, H, W) in 0..1 -> (4, H/4, W/4): heat logit, log(size/16), dx, dy."""
@@ -68,6 +73,15 @@ class DiceNets:
         logits = logits - logits.max(axis=1, keepdims=True)
         e = np.exp(logits)
         return e / e.sum(axis=1, keepdims=True)
+
+    def leaning(self, blob: np.ndarray) -> np.ndarray:
+        """(N, 3, 40, 40) in 0..1 -> (N,) probability that each die leans (shows a side face)."""
+        if len(blob) == 0:
+            return np.zeros(0, np.float32)
+        with self._cls_lock:
+            self._lean.setInput(blob)
+            logits = self._lean.forward()[:, 0]
+        return 1.0 / (1.0 + np.exp(-logits))
 
 
 def load_net(path: Path, engine: str):

@@ -62,7 +62,8 @@ def _evidence(frame: np.ndarray, nets: DiceNets, die_size_px: float | None, expe
 
 def first_look(frame: np.ndarray, nets: DiceNets, die_size_px: float | None, expect: int | None) -> Look:
     """Detector candidates, each read by the first classifier and, where that
-    takes it for a die, by the second one turned by ``SECOND_VIEW_DEG``.
+    takes it for a die, by the second one turned by ``SECOND_VIEW_DEG``; the
+    places counted as dice are also checked for leaning.
 
     Only ``expect + EXTRA_CANDIDATES`` places are read (all up to
     ``MAX_CANDIDATES`` without a count): with more, the count check fails
@@ -80,7 +81,7 @@ def first_look(frame: np.ndarray, nets: DiceNets, die_size_px: float | None, exp
     second = nets.classify(G.to_blob([G.crop_die(frame, cands[i].cx, cands[i].cy, cands[i].side, SECOND_VIEW_DEG)
                                       for i in likely]), second=True) if likely else []
     turned = dict(zip(likely, second))
-    evidence, views = [], []
+    evidence, views, dice = [], [], []
     for i, c in enumerate(cands):
         a = first[i]
         if i in turned:
@@ -95,6 +96,12 @@ def first_look(frame: np.ndarray, nets: DiceNets, die_size_px: float | None, exp
             views.append(None)
         evidence.append(Evidence(c.cx, c.cy, c.side, c.score, tuple(float(p) for p in probs), agree,
                                  pips.count, pips.highlight))
+        if is_die(c.score, probs):
+            dice.append(i)
+    if dice:  # only a place counted as a die can lean
+        lean = nets.leaning(G.to_blob([straight[i] for i in dice]))
+        for i, p in zip(dice, lean):
+            evidence[i] = replace(evidence[i], leaning=float(p))
     return Look(evidence, views)
 
 

@@ -269,11 +269,14 @@ def place_dice(
     values: tuple[int, ...],
     touching: bool = False,
     leaning: int | None = None,
+    at_rail: int | None = None,
 ) -> tuple[DieState, ...]:
     """Dice at rest showing ``values`` inside the landing area, apart unless ``touching``.
 
     ``leaning``: index of a die that leans (on the rail in the rail setting,
-    on the die before it otherwise), so a side face shows.
+    on the die before it otherwise), so a side face shows. ``at_rail``: index
+    of a die lying flat against the rail (rail setting only), as thrown dice
+    often end: what a leaning die must not be confused with.
     """
     s = table.die_size
     ys, xs = np.nonzero(table.landing)
@@ -305,6 +308,9 @@ def place_dice(
                 tilt_dir = 0.0  # tipped about the rail's line: the side facing the rail rises
             else:
                 tilt_dir = float(rng.uniform(0, 2 * np.pi))
+        elif at_rail == i and table.setting == "rail":
+            y = table.rail_y + s * 0.55
+            yaw = float(rng.normal(0, 0.08))  # flush with the rail
         placed.append(DieState(x, y, orientation(v, yaw, tilt, tilt_dir), leaning=is_leaning))
     return tuple(placed)
 
@@ -326,6 +332,7 @@ def render_scene(
     size: tuple[int, int] = (640, 480),
     touching: bool = False,
     leaning: int | None = None,
+    at_rail: int | None = None,
     hand: bool = False,
     camera: Camera | None = None,
     glare: float | None = None,
@@ -349,7 +356,7 @@ def render_scene(
             jpeg_quality=int(rng.choice([0, 75, 90])) or None,
         )
     renderer = SceneRenderer(table, rng, camera=camera)
-    dice = place_dice(rng, table, tuple(values), touching=touching, leaning=leaning)
+    dice = place_dice(rng, table, tuple(values), touching=touching, leaning=leaning, at_rail=at_rail)
     state = SceneState(dice=dice)
     if hand:
         h, w = table.background.shape[:2]

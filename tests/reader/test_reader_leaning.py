@@ -1,0 +1,58 @@
+"""The leaning-die check on drawn casino scenes: a die tipped against the rail
+or another die shows a side face and has no face up, so its roll is never
+settled; the same scenes with every die flat, one of them against the rail,
+are not taken for leaning.
+
+The scenes come from ``vision.scenes.render`` with seeds the check was not
+trained on (training/train_lean.py draws from its own generator).
+"""
+from __future__ import annotations
+
+import pytest
+
+from vision.model import ReadStatus
+from vision.reader import read_dice
+from vision.scenes.render import render_scene
+
+SEEDS = range(9000, 9012)
+
+
+def _read(seed: int, leaning: int | None, at_rail: int | None = None):
+    setting = "cage" if seed % 3 == 0 else "rail"
+    image, label = render_scene(seed, setting=setting, leaning=leaning, at_rail=at_rail)
+    return read_dice(image, expect=len(label.dice))
+
+
+@pytest.fixture(scope="module")
+def reads():
+    """Per seed: the scene with its first die leaning, and with every die flat
+    (the first against the rail, where leaning dice are, in every other scene)."""
+    return {seed: (_read(seed, 0), _read(seed, None, 0 if seed % 2 else None)) for seed in SEEDS}
+
+
+def test_a_roll_with_a_leaning_die_is_never_ok(reads):
+    for seed, (leaning, _) in reads.items():
+        assert leaning.status != ReadStatus.OK, (seed, leaning)
+    refused = [r for r, _ in reads.values() if r.reason and "leaning" in r.reason]
+    assert len(refused) >= len(SEEDS) * 3 // 4  # and mostly because the check saw it lean
+
+
+def test_flat_dice_are_not_taken_for_leaning(reads):
+    flagged = [seed for seed, (_, flat) in reads.items() if flat.reason and "leaning" in flat.reason]
+    assert len(flagged) <= 1, flagged
+
+
+def test_the_leaning_benchmark_counts_every_scene_once():
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, str(root / "bench" / "leaning.py"), "--scenes", "3", "--json"],
+                         capture_output=True, text=True, check=True, cwd=root,
+                         env={"PYTHONPATH": str(root), "PATH": ""})
+    result = json.loads(out.stdout)
+    assert result["scenes"] == 3
+    assert sum(result["leaning_outcomes"].values()) == 3 and sum(result["flat_outcomes"].values()) == 3
+    assert 0 <= result["leaning_ok_rate"] <= 1 - result["leaning_caught_rate"]
