@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "training"))
 
-from train_reader import cbr, colour_aug, export, load_real  # noqa: E402
+from train_reader import cbr, colour_aug, export, load_real, optimise  # noqa: E402
 from vision.reader import geometry as G  # noqa: E402
 from vision.scenes.render import render_scene  # noqa: E402
 
@@ -137,10 +137,7 @@ def main(argv=None) -> int:
         x, y = sample(rng, leaning, flat_drawn, flat_photo, 128)
         out = net(x)
         loss = lossf(out, y)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        sched.step()
+        optimise(opt, sched, loss)
         if step % 200 == 0 or step == args.steps - 1:
             acc = ((out > 0).float() == y).float().mean().item()
             print(f"  lean {step:5d} loss {loss.item():.3f} acc {acc:.3f} ({time.time() - t0:.0f}s)", flush=True)

@@ -226,6 +226,14 @@ def focal(logit, target):
     return (pos_loss + neg_loss) / pos.sum().clamp(min=1)
 
 
+def optimise(opt, sched, loss) -> None:
+    """One step of the optimiser, and of its learning-rate schedule, down ``loss``."""
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    sched.step()
+
+
 def train_detector(rng, data, steps, batch=16, init: Path | None = None):
     net = Detector()
     if init and init.is_file():
@@ -244,10 +252,7 @@ def train_detector(rng, data, steps, batch=16, init: Path | None = None):
         l_heat = focal(out[:, 0], heat)
         l_reg = (torch.abs(out[:, 1:] - reg) * mask[:, None]).sum() / mask.sum().clamp(min=1)
         loss = l_heat + l_reg
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        sched.step()
+        optimise(opt, sched, loss)
         if step % 100 == 0 or step == steps - 1:
             print(f"  det {step:5d} heat {l_heat.item():.3f} reg {l_reg.item():.3f} ({time.time() - t0:.0f}s)", flush=True)
     return net.eval()
@@ -286,10 +291,7 @@ def train_classifier(rng, data, steps, negatives, batch=128, init: Path | None =
         y = torch.tensor([s[1] for s in samples])
         out = net(x)
         loss = lossf(out, y)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        sched.step()
+        optimise(opt, sched, loss)
         if step % 100 == 0 or step == steps - 1:
             acc = (out.argmax(1) == y).float().mean().item()
             print(f"  cls {step:5d} loss {loss.item():.3f} acc {acc:.3f} ({time.time() - t0:.0f}s)", flush=True)
