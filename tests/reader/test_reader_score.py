@@ -72,3 +72,36 @@ def test_load_folder_finds_sibling_label_folder(tmp_path):
     items = load_folder(tmp_path)
     assert [i.path.name for i in items] == ["a.jpg"]
     assert items[0].values == (3,)
+
+
+def test_manifest_marks_rolls_not_to_settle_also_for_yolo_scored_images(tmp_path):
+    (tmp_path / "images").mkdir()
+    (tmp_path / "labels_yolo").mkdir()
+    for name in ("a", "b", "c"):
+        (tmp_path / "images" / f"{name}.png").write_bytes(b"x")
+        (tmp_path / "labels_yolo" / f"{name}.txt").write_text("2 0.5 0.5 0.1 0.1\n")
+    (tmp_path / "manifest.csv").write_text(
+        "image,values,setting,touching,leaning\n"
+        "images/a.png,3,rail,0,1\nimages/b.png,3,rail,1,0\nimages/c.png,3,cage,0,0\n")
+    items = {i.path.name: i for i in load_folder(tmp_path)}
+    assert all(i.positional for i in items.values())  # positions still score the dice
+    assert items["a.png"].not_to_settle == ("leaning",)
+    assert items["b.png"].not_to_settle == ("touching",)
+    assert items["c.png"].not_to_settle == ()
+
+
+def test_a_roll_not_to_settle_read_ok_is_counted_and_shown_as_a_miss():
+    from vision.benchtool.run import ImageResult, misses, summarise
+
+    def result(name: str, status: ReadStatus, flags: tuple[str, ...]) -> ImageResult:
+        item = LabelledImage(Path(f"/x/{name}.png"), (LabelledDie(3),), False, flags)
+        read = DiceRead(status, (Die(3, 0.99, (0, 0, 10, 10)),), None, 5.0)
+        return ImageResult(item, read, score(item, read, 640, 480), (640, 480))
+
+    results = [result("leaning_ok", ReadStatus.OK, ("leaning",)),
+               result("leaning_refused", ReadStatus.NO_READ, ("leaning",)),
+               result("flat_ok", ReadStatus.OK, ())]
+    summary = summarise(results)
+    assert summary["rolls_not_to_settle"] == 2 and summary["rolls_not_to_settle_read_ok"] == 1
+    assert summary["silent_misread_images"] == 0  # the values were right: it is its own count
+    assert [r.item.path.stem for r in misses(results)] == ["leaning_ok"]  # refusing it was right

@@ -9,7 +9,11 @@ as easily as the public datasets:
 - a ``manifest.csv`` at the top of the folder with the columns
   ``image,values`` where ``values`` lists the face values (``"3 5"``,
   ``"3;5"`` or ``"[3, 5]"``). Such labels have no positions, so the bench
-  matches them to the read as a multiset of values.
+  matches them to the read as a multiset of values. Optional columns
+  ``touching`` and ``leaning`` (``1`` when the roll has dice touching or a
+  die leaning, as ``vision.scenes.dataset`` writes them) mark rolls that must
+  not come out ``ok`` whatever their values; they apply to the image also
+  when its dice are scored from YOLO labels.
 
 Nothing here reads pixels: the bench loads each image itself, so a broken
 file is scored as a ``no_read`` instead of stopping the run.
@@ -18,10 +22,12 @@ from __future__ import annotations
 
 import csv
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
+#: Manifest columns that, set to 1, mark a roll the reader must not call ``ok``.
+NOT_TO_SETTLE = ("touching", "leaning")
 
 
 @dataclass(frozen=True)
@@ -43,6 +49,8 @@ class LabelledImage:
     path: Path
     dice: tuple[LabelledDie, ...]
     positional: bool
+    #: why this roll must not be settled (``"touching"``, ``"leaning"``), from the manifest
+    not_to_settle: tuple[str, ...] = ()
 
     @property
     def values(self) -> tuple[int, ...]:
@@ -103,7 +111,8 @@ def _read_manifest(folder: Path) -> list[LabelledImage]:
             raise LabelError(f"{manifest}: needs the columns image,values")
         for n, row in enumerate(reader, 2):
             path = (folder / row["image"]).resolve()
-            out.append(LabelledImage(path, parse_values(row["values"] or "", f"{manifest}:{n}"), False))
+            flags = tuple(k for k in NOT_TO_SETTLE if (row.get(k) or "").strip() == "1")
+            out.append(LabelledImage(path, parse_values(row["values"] or "", f"{manifest}:{n}"), False, flags))
     return out
 
 
@@ -123,6 +132,8 @@ def load_folder(folder: str | Path) -> list[LabelledImage]:
         listed = _read_manifest(folder)
         if len(listed) > len(positional):
             return sorted(listed, key=lambda li: str(li.path))
+        flags = {li.path: li.not_to_settle for li in listed if li.not_to_settle}
+        positional = [replace(li, not_to_settle=flags.get(li.path.resolve(), ())) for li in positional]
     return positional
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.benchtool.run import ImageResult, display_path, misses
+from vision.benchtool.run import ImageResult, display_path, misses, settled_but_should_not_be
 
 _ROWS = [
     ("per-die accuracy", "per_die_accuracy", "pct"),
@@ -29,6 +29,7 @@ _ROWS = [
     ("silent misreads (dice)", "silent_misread_dice", "int"),
     ("silent misreads (% of dice)", "silent_misread_die_rate", "pct"),
     ("dice wrong / missed / extra", None, "wme"),
+    ("rolls not to settle (touching, leaning) read ok", None, "nts"),
     ("latency median (ms)", "ms_median", "ms"),
     ("latency p95 (ms)", "ms_p95", "ms"),
 ]
@@ -37,6 +38,9 @@ _ROWS = [
 def _fmt(summary: dict, key: str | None, kind: str) -> str:
     if kind == "wme":
         return f"{summary['dice_wrong']} / {summary['dice_missed']} / {summary['dice_extra']}"
+    if kind == "nts":
+        n = summary["rolls_not_to_settle"]
+        return f"{summary['rolls_not_to_settle_read_ok']} of {n}" if n else "- (none labelled)"
     v = summary[key]
     if v is None:
         return "-"
@@ -93,8 +97,10 @@ def write_html(out_dir: Path, summary: dict, results: list[ImageResult], root: P
         if frame is not None:
             cv2.imwrite(str(out_dir / name), annotate(frame, r))
         kind = "silent" if r.score.silent else r.read.status.value
+        why = f"ok, but {' and '.join(r.item.not_to_settle)}: must not be settled" \
+            if settled_but_should_not_be(r) else (r.read.reason or "")
         caption = html.escape(f"{display_path(r.item.path, root)} - {kind}: read {list(r.read.values)} "
-                              f"truth {list(r.item.values)} {r.read.reason or ''}")
+                              f"truth {list(r.item.values)} {why}")
         img = f'<a href="{name}"><img src="{name}" loading="lazy"></a>' if frame is not None else "(unreadable)"
         cells.append(f'<figure class="{kind}">{img}<figcaption>{caption}</figcaption></figure>')
     rows = "".join(f"<tr><th>{html.escape(n)}</th><td>{_fmt(summary, k, kind)}</td></tr>" for n, k, kind in _ROWS)

@@ -52,6 +52,7 @@ def summarise(results: list[ImageResult]) -> dict:
     times = [r.read.ms for r in results if r.size != (0, 0)]
     status = {s.value: sum(r.read.status == s for r in results) for s in ReadStatus}
     ok = [r for r in results if r.read.status == ReadStatus.OK]
+    refusable = [r for r in results if r.item.not_to_settle]
 
     def frac(a: float, b: float) -> float | None:
         return a / b if b else None
@@ -72,6 +73,8 @@ def summarise(results: list[ImageResult]) -> dict:
         "silent_misread_image_rate": frac(sum(r.score.silent for r in results), n_img),
         "silent_misread_dice": sum(r.score.silent_dice for r in results),
         "silent_misread_die_rate": frac(sum(r.score.silent_dice for r in results), n_dice),
+        "rolls_not_to_settle": len(refusable),
+        "rolls_not_to_settle_read_ok": sum(r.read.status == ReadStatus.OK for r in refusable),
         "ms_median": float(np.median(times)) if times else None,
         "ms_p95": float(np.percentile(times, 95)) if times else None,
         "reasons": _reasons(results),
@@ -88,10 +91,16 @@ def _reasons(results: list[ImageResult]) -> dict[str, int]:
     return dict(sorted(out.items(), key=lambda kv: -kv[1]))
 
 
+def settled_but_should_not_be(result: ImageResult) -> bool:
+    """An ``ok`` read of a roll labelled as one not to settle (dice touching, a die leaning)."""
+    return bool(result.item.not_to_settle) and result.read.status == ReadStatus.OK
+
+
 def misses(results: list[ImageResult]) -> list[ImageResult]:
-    """Every image whose read is not exactly right, silent misreads first."""
-    bad = [r for r in results if not r.score.roll_correct]
-    return sorted(bad, key=lambda r: (not r.score.silent, str(r.item.path)))
+    """Every image whose read is not exactly right, or that came out ``ok`` when it
+    must not; silent misreads first, then those."""
+    bad = [r for r in results if not r.score.roll_correct or settled_but_should_not_be(r)]
+    return sorted(bad, key=lambda r: (not r.score.silent, not settled_but_should_not_be(r), str(r.item.path)))
 
 
 def display_path(path: Path, root: Path) -> str:
