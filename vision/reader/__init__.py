@@ -19,14 +19,16 @@ cannot be processed gives ``no_read`` with a ``reason``. The status is
 ``ok`` only when every die is found, apart from the others, inside the view
 and read with agreeing cues; ``uncertain`` when a value is in doubt (the
 dealer confirms); ``no_read`` for a wrong count, touching or stacked dice, a
-die cut by the edge or outside the landing area (see ``judge.py``).
+die cut by the edge or outside the landing area, a die leaning (see ``judge.py``).
 ``DiceRead.ms`` is the time spent in the call.
 
 How it works: a small fully convolutional network marks die centres
 (``detect.py``), a small classifier reads each die crop and a second one,
-trained apart, reads it turned by 45 degrees (``read.py``), a classical pip
-counter gives an independent opinion (``pips.py``), and ``judge.py`` decides. Both networks are ONNX files in ``vision/models``
-run through OpenCV's DNN module; ``training/`` rebuilds them.
+trained apart, reads it turned by 45 degrees, both read a doubtful die at
+three more angles, and a third small network says whether a die leans
+(``read.py``); a classical pip counter gives an independent opinion
+(``pips.py``), and ``judge.py`` decides. The networks are ONNX files in
+``vision/models`` run through OpenCV's DNN module; ``training/`` rebuilds them.
 """
 from vision.reader.read import read_dice
 

@@ -7,10 +7,10 @@ audited on its own. The order of the checks is the order of severity:
    dice touching or stacked, a die cut by the frame's edge or outside the
    landing area, a die leaning (no face is up), a count other than the one
    thrown;
-2. a die whose value is not sure makes the roll ``uncertain``: the two
-   networks (two views) disagree, the die looks unlike its neighbours (a
-   leaning die shows a side and looks bigger), or the networks' confidence
-   is below the bar. The bar is lower when the pip counter agrees, and
+2. a die whose value is not sure makes the roll ``uncertain``: it may be
+   leaning, the two networks (two views) disagree, the die looks unlike its
+   neighbours (a leaning die shows a side and looks bigger), or the
+   networks' confidence is below the bar. The bar is lower when the pip counter agrees, and
    higher when a cue speaks against the value: a clear pip count that
    disagrees, or something in the middle of the face that passes for a pip
    but looks unlike the other pips (a lamp's highlight forges a centre pip).

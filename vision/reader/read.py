@@ -1,4 +1,4 @@
-"""One still frame in, one ``DiceRead`` out: detector, classifier, pip counter, judge."""
+"""One still frame in, one ``DiceRead`` out: detector, classifiers, leaning check, pip counter, judge."""
 from __future__ import annotations
 
 import time
