@@ -4,7 +4,9 @@
 
 The networks run once per image (both looks at every die, the pip count
 everywhere it could matter); the judge (pure), and the reader's choice of which
-dice get a second look, are then replayed for every combination of thresholds. Prints, per combination, ok rate, silent misreads
+dice get a second look, are then replayed for every combination of thresholds.
+A first table gives, per bar for the leaning check, how many rolls labelled
+leaning (generated folders' manifests) and how many others it flags. Prints, per combination, ok rate, silent misreads
 and per-die accuracy summed over every folder. Held-out images are never read.
 
 The networks were trained on the tune photos, so their confidence there is
@@ -74,6 +76,30 @@ def replay(first: list, second: list) -> list:
     return [s if J.is_die(f.peak, f.probs) and not J.is_sure(f) else f for f, s in zip(first, second)]
 
 
+#: Bars tried for the leaning check (``judge.LEANING`` and ``judge.LEANING_DOUBT``).
+LEAN_GRID = (0.3, 0.5, 0.7, 0.9)
+
+
+def leaning_table(cases: list) -> list[str]:
+    """Per bar for the leaning check: per folder, how many rolls labelled leaning
+    (manifest column, see vision.benchtool.labels) have a die at or above it, and
+    how many other rolls do. Its own table: the ok/silent figures cannot see it,
+    as a leaning die read ok usually has the right value."""
+    lines = []
+    for bar in LEAN_GRID:
+        per: dict[str, list[int]] = {}
+        for name, item, _, first, second in cases:
+            dice = [e for e in replay(first, second) if J.is_die(e.peak, e.probs)]
+            flagged = max((e.leaning for e in dice), default=0.0) >= bar
+            t = per.setdefault(name, [0, 0, 0, 0])
+            k = 0 if "leaning" in item.not_to_settle else 2
+            t[k] += 1
+            t[k + 1] += flagged
+        lines.append(f"leaning bar {bar}: " + "; ".join(
+            f"{n}: {t[1]} of {t[0]} leaning rolls, {t[3]} of {t[2]} others" for n, t in per.items()))
+    return lines
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--datasets", type=Path, default=ROOT.parent / "shared" / "datasets")
@@ -88,6 +114,7 @@ def main(argv=None) -> int:
         cases = collect(args.datasets, args.extra)
         if args.cache:
             args.cache.write_bytes(pickle.dumps(cases))
+    print("\n".join(leaning_table(cases)))
     reasons: dict[str, int] = {}
     rows = []
     keys = list(GRID)
