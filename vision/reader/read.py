@@ -45,11 +45,14 @@ def _bad_frame(frame: object) -> str | None:
 
 @dataclass(frozen=True)
 class Look:
-    """The evidence at every candidate place, and the views behind it: per
-    place, each network's probabilities (None where only one network looked)."""
+    """The evidence at every candidate place, and what a second look reuses of
+    it, per place: each network's probabilities (None where only one network
+    looked), the straight crop, and the pip count (None where not taken)."""
 
     evidence: list[Evidence]
     views: list[tuple[np.ndarray, np.ndarray] | None]
+    straight: list[np.ndarray]
+    pips: list[PipCount | None]
 
 
 def _evidence(frame: np.ndarray, nets: DiceNets, die_size_px: float | None, expect: int | None) -> list[Evidence]:
@@ -74,42 +77,39 @@ def first_look(frame: np.ndarray, nets: DiceNets, die_size_px: float | None, exp
     cands = find_candidates(frame, nets, die_size_px, FAINT_PEAK)
     cands = cands[: (expect + EXTRA_CANDIDATES) if expect else MAX_CANDIDATES]
     if not cands:
-        return Look([], [])
+        return Look([], [], [], [])
     straight = [G.crop_die(frame, c.cx, c.cy, c.side) for c in cands]
     first = nets.classify(G.to_blob(straight))
     likely = [i for i in range(len(cands)) if first[i][0] < SECOND_LOOK]
     second = nets.classify(G.to_blob([G.crop_die(frame, cands[i].cx, cands[i].cy, cands[i].side, SECOND_VIEW_DEG)
                                       for i in likely]), second=True) if likely else []
     turned = dict(zip(likely, second))
-    evidence, views, dice = [], [], []
+    evidence, views, counts, dice = [], [], [], []
     for i, c in enumerate(cands):
-        a = first[i]
-        if i in turned:
-            b = turned[i]
-            probs = (a + b) / 2
-            agree = _same_value(a, b)
-            needed = is_die(c.score, probs) and pips_can_matter(probs, agree)
-            pips = count_pips(straight[i]) if needed else PipCount(0)
-            views.append((a, b))
-        else:
-            probs, agree, pips = a, True, PipCount(0)
-            views.append(None)
+        a, b = first[i], turned.get(i)
+        probs, agree = (a, True) if b is None else ((a + b) / 2, _same_value(a, b))
+        die = is_die(c.score, probs)
+        pips = count_pips(straight[i]) if b is not None and die and pips_can_matter(probs, agree) else None
+        views.append(None if b is None else (a, b))
+        counts.append(pips)
+        shown = pips or PipCount(0)
         evidence.append(Evidence(c.cx, c.cy, c.side, c.score, tuple(float(p) for p in probs), agree,
-                                 pips.count, pips.highlight))
-        if is_die(c.score, probs):
+                                 shown.count, shown.highlight))
+        if die:
             dice.append(i)
     if dice:  # only a place counted as a die can lean
         lean = nets.leaning(G.to_blob([straight[i] for i in dice]))
         for i, p in zip(dice, lean):
             evidence[i] = replace(evidence[i], leaning=float(p))
-    return Look(evidence, views)
+    return Look(evidence, views, straight, counts)
 
 
 def second_look(frame: np.ndarray, nets: DiceNets, look: Look, which: list[int]) -> list[Evidence]:
     """The evidence with the places at ``which`` read again at ``MORE_VIEWS_DEG``:
     their probabilities become the average of all eight views, and the views
     agree when the two networks' averages name the same value. The pip count
-    is taken where it has become able to change the verdict."""
+    of the first look is kept, and taken where it was not and can now change
+    the verdict."""
     out = list(look.evidence)
     which = [i for i in which if look.views[i] is not None]
     if not which:
@@ -124,9 +124,9 @@ def second_look(frame: np.ndarray, nets: DiceNets, look: Look, which: list[int])
         a = (a0 + more[False][k * n:(k + 1) * n].sum(axis=0)) / (n + 1)
         b = (b0 + more[True][k * n:(k + 1) * n].sum(axis=0)) / (n + 1)
         probs, agree = (a + b) / 2, _same_value(a, b)
-        pips = PipCount(e.pips, e.highlight)
-        if not e.pips and pips_can_matter(probs, agree, second_look=True):
-            pips = count_pips(G.crop_die(frame, e.cx, e.cy, e.side))
+        pips = look.pips[i]
+        if pips is None:  # not taken on the first look: take it if it can now matter
+            pips = count_pips(look.straight[i]) if pips_can_matter(probs, agree, second_look=True) else PipCount(0)
         out[i] = replace(e, probs=tuple(float(p) for p in probs), views_agree=agree, pips=pips.count,
                          highlight=pips.highlight, second_look=True)
     return out
