@@ -183,13 +183,19 @@ def cbr(i, o, stride=1, dil=1):
     return [nn.Conv2d(i, o, 3, stride, dil, dilation=dil, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True)]
 
 
+#: Channels of the detector's five convolutions, and of the classifier's six.
+DET_WIDTHS = (16, 24, 32, 32, 32)
+CLS_WIDTHS = (16, 32, 32, 64, 64, 96)
+
+
 class Detector(nn.Module):
     """Stride-4 centre heat map, log size and sub-cell offset of every die."""
 
-    def __init__(self):
+    def __init__(self, widths=DET_WIDTHS):
         super().__init__()
-        self.body = nn.Sequential(*cbr(3, 16, 2), *cbr(16, 24, 2), *cbr(24, 32), *cbr(32, 32, 1, 2), *cbr(32, 32, 1, 4))
-        self.head = nn.Conv2d(32, 4, 1)
+        a, b, c, d, e = widths
+        self.body = nn.Sequential(*cbr(3, a, 2), *cbr(a, b, 2), *cbr(b, c), *cbr(c, d, 1, 2), *cbr(d, e, 1, 4))
+        self.head = nn.Conv2d(e, 4, 1)
 
     def forward(self, x):
         return self.head(self.body(x))
@@ -201,19 +207,67 @@ class Classifier(nn.Module):
     Two convolutions at 20x20 and at 10x10, where a pip is a few pixels: the
     one-convolution-per-scale net before it could not fit even its own
     training photos (88% of byler's tune dice). About 0.8 ms per crop in
-    OpenCV's DNN on one x86 core.
+    OpenCV's DNN on one x86 core at ``CLS_WIDTHS``.
     """
 
-    def __init__(self):
+    def __init__(self, widths=CLS_WIDTHS):
         super().__init__()
+        a, b, c, d, e, f = widths
         self.net = nn.Sequential(
-            *cbr(3, 16), nn.MaxPool2d(2), *cbr(16, 32), *cbr(32, 32), nn.MaxPool2d(2),
-            *cbr(32, 64), *cbr(64, 64), nn.MaxPool2d(2),
-            *cbr(64, 96), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(96, 7),
+            *cbr(3, a), nn.MaxPool2d(2), *cbr(a, b), *cbr(b, c), nn.MaxPool2d(2),
+            *cbr(c, d), *cbr(d, e), nn.MaxPool2d(2),
+            *cbr(e, f), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(f, 7),
         )
 
     def forward(self, x):
         return self.net(x)
+
+
+def widths_of(state: dict) -> tuple[int, ...]:
+    """The channels of every 3x3 convolution in a saved network, in order."""
+    return tuple(int(v.shape[0]) for v in state.values() if v.ndim == 4 and v.shape[-1] == 3)
+
+
+def load(kind, path: Path, widths=None) -> nn.Module:
+    """A saved network, narrowed to ``widths`` where they are given and smaller
+    than the saved ones (see ``slim``)."""
+    state = torch.load(path)
+    net = kind(widths_of(state))
+    net.load_state_dict(state)
+    if widths and tuple(widths) != widths_of(state):
+        net = slim(net, kind(widths))
+        print(f"  narrowed {path} from {widths_of(state)} to {tuple(widths)} channels", flush=True)
+    return net
+
+
+@torch.no_grad()
+def slim(wide: nn.Module, narrow: nn.Module) -> nn.Module:
+    """``narrow`` with the weights of ``wide``'s strongest channels.
+
+    Network slimming (Liu et al., 2017): a channel whose batch-norm scale is
+    small contributes little, so each convolution keeps the channels with the
+    largest |scale| and the next layer keeps only their inputs. What is lost
+    is won back by training on from there, much faster than from scratch.
+    """
+    layers = [m for m in wide.modules() if isinstance(m, (nn.Conv2d, nn.BatchNorm2d, nn.Linear))]
+    targets = [m for m in narrow.modules() if isinstance(m, (nn.Conv2d, nn.BatchNorm2d, nn.Linear))]
+    keep_in = torch.arange(3)
+    for i, (src, dst) in enumerate(zip(layers, targets)):
+        if isinstance(src, nn.Conv2d):
+            bn = layers[i + 1] if i + 1 < len(layers) and isinstance(layers[i + 1], nn.BatchNorm2d) else None
+            keep = (torch.sort(torch.argsort(bn.weight.abs(), descending=True)[:dst.out_channels]).values
+                    if bn is not None else torch.arange(src.out_channels))
+            dst.weight.copy_(src.weight[keep][:, keep_in])
+            if src.bias is not None:
+                dst.bias.copy_(src.bias[keep])
+            keep_in = keep
+        elif isinstance(src, nn.BatchNorm2d):
+            for name in ("weight", "bias", "running_mean", "running_var"):
+                getattr(dst, name).copy_(getattr(src, name)[keep_in])
+        else:
+            dst.weight.copy_(src.weight[:, keep_in])
+            dst.bias.copy_(src.bias)
+    return narrow
 
 
 def focal(logit, target):
@@ -234,13 +288,13 @@ def optimise(opt, sched, loss) -> None:
     sched.step()
 
 
-def train_detector(rng, data, steps, batch=16, init: Path | None = None):
-    net = Detector()
+def train_detector(rng, data, steps, batch=16, init: Path | None = None, widths=None, lr=3e-3):
+    net = Detector(widths or DET_WIDTHS)
     if init and init.is_file():
-        net.load_state_dict(torch.load(init))
+        net = load(Detector, init, widths)
         print(f"  starting from {init}", flush=True)
-    opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps)
+    opt = torch.optim.AdamW(net.parameters(), lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=steps)
     t0 = time.time()
     for step in range(steps):
         samples = [det_sample(rng, *data[int(rng.integers(len(data)))]) for _ in range(batch)]
@@ -271,10 +325,13 @@ def face_accuracy(net, data) -> float:
     return float((pred.numpy() == np.array(values)).mean())
 
 
-def train_classifier(rng, data, steps, negatives, batch=128, init: Path | None = None, every=None, lr=3e-3):
-    net = Classifier()
+def train_classifier(rng, data, steps, negatives, batch=128, init: Path | None = None, every=None, lr=3e-3,
+                     widths=None, teacher: nn.Module | None = None):
+    """With a ``teacher``, the classifier also learns to give the teacher's
+    probabilities (``distil``), not only the labels."""
+    net = Classifier(widths or CLS_WIDTHS)
     if init and init.is_file():
-        net.load_state_dict(torch.load(init))
+        net = load(Classifier, init, widths)
         print(f"  starting from {init}", flush=True)
     opt = torch.optim.AdamW(net.parameters(), lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=steps)
@@ -291,6 +348,10 @@ def train_classifier(rng, data, steps, negatives, batch=128, init: Path | None =
         y = torch.tensor([s[1] for s in samples])
         out = net(x)
         loss = lossf(out, y)
+        if teacher is not None:
+            with torch.no_grad():
+                taught = teacher(x)
+            loss = loss + distil(out, taught)
         optimise(opt, sched, loss)
         if step % 100 == 0 or step == steps - 1:
             acc = (out.argmax(1) == y).float().mean().item()
@@ -301,10 +362,23 @@ def train_classifier(rng, data, steps, negatives, batch=128, init: Path | None =
     return net.eval()
 
 
+def distil(out, taught, temperature: float = 2.0):
+    """Knowledge distillation (Hinton et al., 2015): the KL divergence from the
+    teacher's softened probabilities. A narrowed classifier learns from them
+    how unlike each face a crop is, which the labels alone do not say."""
+    t = temperature
+    return nn.functional.kl_div(nn.functional.log_softmax(out / t, 1), nn.functional.softmax(taught / t, 1),
+                                reduction="batchmean") * t * t
+
+
 def export(net, example, path: Path, dynamic: dict):
     torch.onnx.export(net, example, str(path), input_names=["input"], output_names=["output"],
                       dynamic_axes=dynamic, opset_version=13, dynamo=False)
     print(f"  wrote {path} ({path.stat().st_size / 1024:.0f} KiB)")
+
+
+def _widths(text: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in text.split(","))
 
 
 def main(argv=None) -> int:
@@ -321,6 +395,13 @@ def main(argv=None) -> int:
     ap.add_argument("--cls-name", default="dice_classifier.onnx",
                     help="file name of the exported classifier (dice_classifier_b.onnx for the second one)")
     ap.add_argument("--cls-lr", type=float, default=3e-3, help="the classifier's peak learning rate (lower to go on from --resume)")
+    ap.add_argument("--det-widths", type=_widths, default=None,
+                    help="the detector's channels, e.g. 16,24,24,24,24 (with --resume, the saved one is narrowed)")
+    ap.add_argument("--cls-widths", type=_widths, default=None,
+                    help="the classifier's channels, e.g. 16,24,24,48,48,64 (with --resume, the saved one is narrowed)")
+    ap.add_argument("--teacher", type=Path, default=None,
+                    help="saved classifier weights to distil from (e.g. the wider one a --cls-widths run narrows)")
+    ap.add_argument("--det-lr", type=float, default=3e-3, help="the detector's peak learning rate")
     ap.add_argument("--save-every", type=int, default=0,
                     help="also export the classifier every N steps (as NAME.stepN.onnx), to follow a long run")
     ap.add_argument("--ckpt", type=Path, default=Path("/tmp/dicetable-train"),
@@ -346,12 +427,11 @@ def main(argv=None) -> int:
     args.ckpt.mkdir(parents=True, exist_ok=True)
     det_pt, cls_pt = args.ckpt / "detector.pt", args.ckpt / "classifier.pt"
     if args.det_steps > 0:
-        det = train_detector(rng, data, args.det_steps, init=det_pt if args.resume else None)
+        det = train_detector(rng, data, args.det_steps, init=det_pt if args.resume else None,
+                             widths=args.det_widths, lr=args.det_lr)
         torch.save(det.state_dict(), det_pt)
     else:  # classifier only: mine with the kept detector
-        det = Detector()
-        det.load_state_dict(torch.load(det_pt))
-        det.eval()
+        det = load(Detector, det_pt).eval()
     export(det, torch.zeros(1, 3, 160, 160), args.out / "dice_detector.onnx",
            {"input": {2: "h", 3: "w"}, "output": {2: "gh", 3: "gw"}})
     if args.cls_steps <= 0:
@@ -367,7 +447,8 @@ def main(argv=None) -> int:
 
     every = (args.save_every, checkpoint) if args.save_every else None
     cls = train_classifier(rng, data, args.cls_steps, negatives, init=cls_pt if args.resume else None,
-                           every=every, lr=args.cls_lr)
+                           every=every, lr=args.cls_lr, widths=args.cls_widths,
+                           teacher=load(Classifier, args.teacher).eval() if args.teacher else None)
     torch.save(cls.state_dict(), cls_pt)
     print(f"  final: {face_accuracy(cls, real):.4f} of the labelled dice read right", flush=True)
     export(cls, cls_shape, args.out / args.cls_name, cls_axes)
