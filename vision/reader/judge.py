@@ -98,7 +98,7 @@ class Evidence:
 
     @property
     def value(self) -> int:
-        return int(np.argmax(self.probs[1:])) + 1
+        return face(self.probs)
 
     def confidence(self) -> float:
         """Probability of the chosen face, lowered when the other cues disagree."""
@@ -165,6 +165,11 @@ def judge(
                 return verdict(ReadStatus.UNCERTAIN, f"the die at ({e.cx:.0f}, {e.cy:.0f}) shows a spot unlike its pips (glare?)")
             return verdict(ReadStatus.UNCERTAIN, f"the die at ({e.cx:.0f}, {e.cy:.0f}) is not clear")
     return verdict(ReadStatus.OK)
+
+
+def face(probs) -> int:
+    """The face value a classifier's probabilities (not a die, 1..6) name."""
+    return int(np.argmax(probs[1:])) + 1
 
 
 def is_sure(e: Evidence) -> bool:

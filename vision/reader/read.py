@@ -10,7 +10,7 @@ import numpy as np
 from vision.model import Calibration, DiceRead, ReadStatus
 from vision.reader import geometry as G
 from vision.reader.detect import find_candidates
-from vision.reader.judge import FAINT_PEAK, Evidence, is_die, is_sure, judge, pips_can_matter
+from vision.reader.judge import FAINT_PEAK, Evidence, face, is_die, is_sure, judge, pips_can_matter
 from vision.reader.nets import DiceNets, ModelMissing, default_nets
 from vision.reader.pips import PipCount, count_pips
 
@@ -87,7 +87,7 @@ def first_look(frame: np.ndarray, nets: DiceNets, die_size_px: float | None, exp
     evidence, views, counts, dice = [], [], [], []
     for i, c in enumerate(cands):
         a, b = first[i], turned.get(i)
-        probs, agree = (a, True) if b is None else ((a + b) / 2, _same_value(a, b))
+        probs, agree = (a, True) if b is None else ((a + b) / 2, face(a) == face(b))
         die = is_die(c.score, probs)
         pips = count_pips(straight[i]) if b is not None and die and pips_can_matter(probs, agree) else None
         views.append(None if b is None else (a, b))
@@ -123,17 +123,13 @@ def second_look(frame: np.ndarray, nets: DiceNets, look: Look, which: list[int])
         a0, b0 = look.views[i]
         a = (a0 + more[False][k * n:(k + 1) * n].sum(axis=0)) / (n + 1)
         b = (b0 + more[True][k * n:(k + 1) * n].sum(axis=0)) / (n + 1)
-        probs, agree = (a + b) / 2, _same_value(a, b)
+        probs, agree = (a + b) / 2, face(a) == face(b)
         pips = look.pips[i]
         if pips is None:  # not taken on the first look: take it if it can now matter
             pips = count_pips(look.straight[i]) if pips_can_matter(probs, agree, second_look=True) else PipCount(0)
         out[i] = replace(e, probs=tuple(float(p) for p in probs), views_agree=agree, pips=pips.count,
                          highlight=pips.highlight, second_look=True)
     return out
-
-
-def _same_value(a: np.ndarray, b: np.ndarray) -> bool:
-    return int(np.argmax(a[1:])) == int(np.argmax(b[1:]))
 
 
 def read_dice(frame: np.ndarray, expect: int | None = None, calibration: Calibration | None = None,
