@@ -240,6 +240,16 @@ def load(kind, path: Path, widths=None) -> nn.Module:
     return net
 
 
+def start(kind, init: Path | None, widths=None) -> nn.Module:
+    """The network a run trains: the one saved at ``init`` (at its own widths,
+    or narrowed to ``widths`` where given), or a new one (at ``widths`` where
+    given, else the kind's own)."""
+    if init and init.is_file():
+        print(f"  starting from {init}", flush=True)
+        return load(kind, init, widths)
+    return kind(widths) if widths else kind()
+
+
 @torch.no_grad()
 def slim(wide: nn.Module, narrow: nn.Module) -> nn.Module:
     """``narrow`` with the weights of ``wide``'s strongest channels.
@@ -289,10 +299,7 @@ def optimise(opt, sched, loss) -> None:
 
 
 def train_detector(rng, data, steps, batch=16, init: Path | None = None, widths=None, lr=3e-3):
-    net = Detector(widths or DET_WIDTHS)
-    if init and init.is_file():
-        net = load(Detector, init, widths)
-        print(f"  starting from {init}", flush=True)
+    net = start(Detector, init, widths)
     opt = torch.optim.AdamW(net.parameters(), lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=steps)
     t0 = time.time()
@@ -329,10 +336,7 @@ def train_classifier(rng, data, steps, negatives, batch=128, init: Path | None =
                      widths=None, teacher: nn.Module | None = None):
     """With a ``teacher``, the classifier also learns to give the teacher's
     probabilities (``distil``), not only the labels."""
-    net = Classifier(widths or CLS_WIDTHS)
-    if init and init.is_file():
-        net = load(Classifier, init, widths)
-        print(f"  starting from {init}", flush=True)
+    net = start(Classifier, init, widths)
     opt = torch.optim.AdamW(net.parameters(), lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=steps)
     lossf = nn.CrossEntropyLoss(label_smoothing=0.02)
