@@ -32,6 +32,7 @@ import cv2
 import numpy as np
 
 from vision.model import Calibration
+from vision.reader.judge import MIN_SURE_SIDE_PX
 
 CALIBRATION_FILE = "calibration.toml"
 MASK_FILE = "landing_mask.png"
@@ -232,6 +233,9 @@ def calibrate(
         sides = np.array([b.side for b in lone])
         med = float(np.median(sides))
         size = float(np.median(sides[np.abs(sides - med) < 0.25 * med]))
+        if size < MIN_SURE_SIDE_PX:
+            warnings.append(f"dice are {size:.0f} px across: the reader asks the dealer about dice under "
+                            f"{MIN_SURE_SIDE_PX:.0f} px; bring the camera closer or raise its resolution")
     else:
         warnings.append("no die lay alone (all touching or odd shapes): die size unknown; spread the dice apart and calibrate again")
     colours = _merge_colours([b.hsv for b in (lone or [b for blobs in per_frame for b in blobs])])

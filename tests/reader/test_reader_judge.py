@@ -151,3 +151,14 @@ def test_the_pip_count_is_skipped_only_where_it_cannot_change_the_verdict():
     assert pips_can_matter(sure(5, 0, 0, p=0.95).probs, True)
     assert len({judge([sure(5, 100, 100, p=0.95, pips=n), other], expect=2, frame_shape=FRAME).status
                 for n in range(7)}) == 2  # where it can matter, it does
+
+
+def test_a_die_too_small_in_the_picture_is_for_the_dealer():
+    from vision.reader.judge import MIN_SURE_SIDE_PX
+
+    small = MIN_SURE_SIDE_PX - 1
+    read = judge([sure(3, 100, 100, side=small), sure(5, 300, 200, side=small)], expect=2, frame_shape=FRAME)
+    assert read.status == ReadStatus.UNCERTAIN and "too small" in read.reason
+    assert sorted(read.values) == [3, 5]
+    fine = MIN_SURE_SIDE_PX + 1
+    assert judge([sure(3, 100, 100, side=fine), sure(5, 300, 200, side=fine)], 2, FRAME).status == ReadStatus.OK

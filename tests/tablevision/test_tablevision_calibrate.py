@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -139,3 +140,13 @@ def test_unreadable_calibration_file_is_a_clear_error(tmp_path: Path):
     bad.write_text("[calibration\ndie_size_px = ")
     with pytest.raises(CalibrationError, match="cannot read"):
         load_calibration(bad)
+
+
+def test_dice_too_small_to_settle_are_warned_about():
+    def shrink(frames):
+        return [cv2.resize(f, (256, 192), interpolation=cv2.INTER_AREA) for f in frames]
+
+    _, empty, dice = table_frames("rail", 1, 2)
+    result = calibrate(shrink(empty), shrink(dice), expect=2)
+    assert result.calibration.die_size_px < 24
+    assert any("px across" in w and "closer" in w for w in result.warnings)

@@ -10,7 +10,8 @@ audited on its own. The order of the checks is the order of severity:
 2. a die whose value is not sure makes the roll ``uncertain``: it may be
    leaning, the two networks (two views) disagree, the die looks unlike its
    neighbours (a leaning die shows a side and looks bigger), or the
-   networks' confidence is below the bar. The bar is lower when the pip counter agrees, and
+   networks' confidence is below the bar, or the die is too small in the
+   picture for its pips to be sure. The bar is lower when the pip counter agrees, and
    higher when a cue speaks against the value: a clear pip count that
    disagrees, or something in the middle of the face that passes for a pip
    but looks unlike the other pips (a lamp's highlight forges a centre pip).
@@ -70,6 +71,12 @@ SURE_DOUBTED_SECOND_LOOK = 0.95
 #: When the biggest die of a roll looks this many times the size of the
 #: smallest, one may be leaning (showing a side) or stacked.
 SIZE_RATIO = 1.5
+#: A die whose box is smaller than this (px, in the frame) shows pips of two
+#: or three pixels: its value is never sure enough to settle. The public
+#: photos' dice are 22 px and up (byler's: 1% under 27 px); on byler's tune
+#: photos shrunk to half (dice of about 19 px), one 1 was read as 2 by both
+#: networks and by the pip counter.
+MIN_SURE_SIDE_PX = 24.0
 #: A die the leaning check gives at least this probability leans on the rail
 #: or on another die: it has no face up, and the roll is not read ...
 LEANING = 0.7
@@ -159,6 +166,9 @@ def judge(
     sides = [e.side for e in dice]
     if max(sides) > SIZE_RATIO * min(sides):
         return verdict(ReadStatus.UNCERTAIN, "a die looks unlike the others (leaning?)")
+    for e in dice:
+        if e.side < MIN_SURE_SIDE_PX:
+            return verdict(ReadStatus.UNCERTAIN, f"the die at ({e.cx:.0f}, {e.cy:.0f}) is too small in the picture to read surely")
     for e in dice:
         if not is_sure(e):
             if e.highlight:

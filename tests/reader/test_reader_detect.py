@@ -1,0 +1,83 @@
+"""The detector's second scale: dice found too small at the guessed scale are looked for again, larger."""
+from __future__ import annotations
+
+import pytest
+
+from vision.model import ReadStatus
+from vision.reader import detect, read_dice
+from vision.reader.detect import MAX_RESCALED_SIDE, RESCALED_DIE_PX, SMALL_DIE_PX, Candidate, find_candidates, rescale_for
+from vision.reader.judge import DIE_PEAK, FAINT_PEAK
+from vision.reader.nets import default_nets
+
+SHAPE = (480, 640, 3)
+
+
+def dice_of(side: float, score: float = 0.9, n: int = 3) -> list[Candidate]:
+    return [Candidate(100.0 * (i + 1), 100.0, side, score) for i in range(n)]
+
+
+def test_dice_too_small_at_the_guessed_scale_get_a_larger_one():
+    scale = 0.4
+    side = (SMALL_DIE_PX - 2) / scale  # frame px: SMALL_DIE_PX - 2 at the detector's input
+    larger = rescale_for(dice_of(side), scale, SHAPE)
+    assert larger == pytest.approx(RESCALED_DIE_PX / side)
+    assert larger > scale
+
+
+def test_dice_big_enough_or_no_clear_die_keep_the_guessed_scale():
+    scale = 0.4
+    assert rescale_for(dice_of(SMALL_DIE_PX / scale), scale, SHAPE) is None
+    assert rescale_for(dice_of(5.0, score=(DIE_PEAK + FAINT_PEAK) / 2), scale, SHAPE) is None
+    assert rescale_for([], scale, SHAPE) is None
+
+
+def test_the_median_die_decides_not_one_odd_candidate():
+    scale = 0.4
+    big = SMALL_DIE_PX * 2 / scale
+    assert rescale_for(dice_of(big) + [Candidate(50.0, 50.0, 3.0, 0.9)], scale, SHAPE) is None
+
+
+def test_the_larger_scale_is_capped():
+    shape = (3000, 4000, 3)
+    larger = rescale_for(dice_of(2.0), 0.05, shape)
+    assert larger == pytest.approx(MAX_RESCALED_SIDE / 4000)
+    assert rescale_for(dice_of(2.0), MAX_RESCALED_SIDE / 4000, shape) is None  # already there
+
+
+@pytest.fixture
+def count_detector_runs(monkeypatch):
+    nets = default_nets()
+    runs = []
+    real = nets.detect
+
+    def counted(blob):
+        runs.append(blob.shape)
+        return real(blob)
+
+    monkeypatch.setattr(nets, "detect", counted)
+    return nets, runs
+
+
+FAR = [(500, 400, 2), (1000, 700, 5), (1500, 1100, 3), (700, 1200, 6)]
+
+
+def test_small_dice_in_a_big_frame_are_found_and_read(draw_table, monkeypatch):
+    """Dice of 26 px in a 1920x1440 photo are 3.5 px at the guessed scale: most are
+    missed there. The second look reads them all."""
+    frame = draw_table(FAR, side=26, size=(1440, 1920), seed=1)
+    read = read_dice(frame, expect=4)
+    assert read.status == ReadStatus.OK, read.reason
+    assert sorted(read.values) == [2, 3, 5, 6]
+    monkeypatch.setattr(detect, "SMALL_DIE_PX", 0.0)  # the guessed scale only
+    assert read_dice(frame, expect=4).status == ReadStatus.NO_READ
+
+
+def test_a_calibrated_table_and_dice_big_enough_run_the_detector_once(draw_table, count_detector_runs):
+    nets, runs = count_detector_runs
+    far = draw_table(FAR, side=26, size=(1440, 1920), seed=1)
+    find_candidates(far, nets, 26.0, FAINT_PEAK)
+    assert len(runs) == 1
+    find_candidates(draw_table([(200, 240, 1), (430, 250, 6)]), nets, None, FAINT_PEAK)
+    assert len(runs) == 2
+    find_candidates(far, nets, None, FAINT_PEAK)
+    assert len(runs) == 4 and runs[3][2] > runs[2][2]  # looked again, larger
