@@ -1,0 +1,64 @@
+"""Labelled photos rewritten at another scale (vision.benchtool.rescaled): the boxes move with the dice."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.benchtool.labels import LabelledDie, load_folder
+from vision.benchtool.rescaled import main, rescale
+
+
+def photo_with_squares(boxes: list[tuple[int, int, int, int]], size=(480, 640)) -> np.ndarray:
+    img = np.full((*size, 3), 90, np.uint8)
+    for x, y, w, h in boxes:
+        img[y:y + h, x:x + w] = 250
+    return img
+
+
+def as_label(box, value, size=(480, 640)) -> LabelledDie:
+    x, y, w, h = box
+    return LabelledDie(value, (x + w / 2) / size[1], (y + h / 2) / size[0], w / size[1], h / size[0])
+
+
+def bright_box(img: np.ndarray) -> tuple[float, float, float, float]:
+    ys, xs = np.nonzero(img[:, :, 0] > 170)
+    return xs.min(), ys.min(), xs.max() + 1 - xs.min(), ys.max() + 1 - ys.min()
+
+
+@pytest.mark.parametrize("factor", [0.5, 0.7, 1.6, 2.0])
+def test_the_labels_follow_the_dice(factor):
+    boxes = [(250, 200, 40, 40)]
+    out, dice = rescale(photo_with_squares(boxes), (as_label(boxes[0], 4),), factor)
+    assert out.shape == (480, 640, 3)
+    (d,) = dice
+    x, y, w, h = bright_box(out)
+    assert d.value == 4
+    assert d.cx * 640 == pytest.approx(x + w / 2, abs=1.5)
+    assert d.cy * 480 == pytest.approx(y + h / 2, abs=1.5)
+    assert d.w * 640 == pytest.approx(40 * factor, abs=1.5) and w == pytest.approx(40 * factor, abs=2)
+
+
+def test_an_enlarged_photo_that_would_cut_a_die_is_left_out():
+    boxes = [(10, 10, 40, 40), (590, 430, 40, 40)]
+    labels = (as_label(boxes[0], 1), as_label(boxes[1], 6))
+    assert rescale(photo_with_squares(boxes), labels, 2.0) is None
+    assert rescale(photo_with_squares(boxes), labels, 0.5) is not None
+
+
+def test_the_command_writes_a_folder_the_bench_reads(tmp_path: Path):
+    src = tmp_path / "src"
+    (src / "images").mkdir(parents=True)
+    (src / "labels_yolo").mkdir()
+    boxes = [(250, 200, 40, 40), (400, 260, 40, 40)]
+    cv2.imwrite(str(src / "images" / "a_1.jpg"), photo_with_squares(boxes))
+    (src / "labels_yolo" / "a_1.txt").write_text("".join(
+        f"{v - 1} {d.cx} {d.cy} {d.w} {d.h}\n" for v, d in ((2, as_label(boxes[0], 2)), (5, as_label(boxes[1], 5)))))
+    (src / "images" / "broken_1.jpg").write_bytes(b"not a picture")
+    (src / "labels_yolo" / "broken_1.txt").write_text("0 0.5 0.5 0.1 0.1\n")
+    assert main([str(src), str(tmp_path / "out"), "--factor", "0.5"]) == 0
+    (item,) = load_folder(tmp_path / "out")
+    assert item.values == (2, 5)
+    assert item.dice[0].w == pytest.approx(40 / 640 * 0.5, abs=1e-4)
