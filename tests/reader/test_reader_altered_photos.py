@@ -1,4 +1,4 @@
-"""Labelled photos rewritten at another scale (vision.benchtool.rescaled): the boxes move with the dice."""
+"""Labelled photos altered for the bench (vision.benchtool.altered): the boxes move with the dice."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from vision.benchtool.labels import LabelledDie, load_folder
-from vision.benchtool.rescaled import main, rescale
+from vision.benchtool.altered import Alteration, main, rescale, retouch
 
 
 def photo_with_squares(boxes: list[tuple[int, int, int, int]], size=(480, 640)) -> np.ndarray:
@@ -58,7 +58,29 @@ def test_the_command_writes_a_folder_the_bench_reads(tmp_path: Path):
         f"{v - 1} {d.cx} {d.cy} {d.w} {d.h}\n" for v, d in ((2, as_label(boxes[0], 2)), (5, as_label(boxes[1], 5)))))
     (src / "images" / "broken_1.jpg").write_bytes(b"not a picture")
     (src / "labels_yolo" / "broken_1.txt").write_text("0 0.5 0.5 0.1 0.1\n")
-    assert main([str(src), str(tmp_path / "out"), "--factor", "0.5"]) == 0
+    assert main([str(src), str(tmp_path / "out"), "--factor", "0.5", "--noise", "3"]) == 0
     (item,) = load_folder(tmp_path / "out")
     assert item.values == (2, 5)
     assert item.dice[0].w == pytest.approx(40 / 640 * 0.5, abs=1e-4)
+
+
+def edges(img: np.ndarray) -> float:
+    return float(np.abs(np.diff(img.astype(int), axis=0)).mean())
+
+
+def test_the_camera_alterations_go_the_way_they_say():
+    img = np.tile(np.linspace(40, 220, 64, dtype=np.uint8), (48, 1))[:, :, None].repeat(3, axis=2)
+    img[::4, ::4] = 255  # fine detail for the blur to soften
+    rng = np.random.default_rng(0)
+    assert retouch(img, Alteration(), rng) is img
+    assert retouch(img, Alteration(gamma=1.6), rng).mean() < img.mean() < retouch(img, Alteration(gamma=0.6), rng).mean()
+    assert edges(retouch(img, Alteration(blur=1.5), rng)) < edges(img)
+    noisy = retouch(img, Alteration(noise=10), rng)
+    assert noisy.shape == img.shape and 5 < np.abs(noisy.astype(int) - img).mean() < 12
+    assert retouch(img, Alteration(jpeg=30), rng).shape == img.shape
+
+
+def test_the_command_refuses_alterations_that_make_no_sense(tmp_path: Path):
+    for bad in (["--factor", "0"], ["--gamma", "-1"], ["--jpeg", "0"], ["--blur", "-2"]):
+        with pytest.raises(SystemExit):
+            main([str(tmp_path), str(tmp_path / "out"), *bad])

@@ -1,0 +1,130 @@
+"""Write a labelled folder's photos as if taken otherwise, to bench the reader on pictures the public sets lack.
+
+The public photos show dice at one distance each (byler's about 39 px in
+640, matteop65's 60-100 px), under one light, from one camera; photos nobody
+here has seen may not. This writes a copy of a folder (one split of it) in
+the layout of ``../shared/datasets`` (``images/`` and ``labels_yolo/``),
+each photo altered in the frame of its own size:
+
+- ``--factor`` under 1, from farther: the photo shrunk and centred, the
+  border filled by repeating its edge pixels; over 1, closer: the middle of
+  the photo around the dice, enlarged (a photo whose dice would not all fit
+  whole is left out: its labels would be wrong). The labels move with the dice;
+- ``--gamma`` (over 1 darker, under 1 brighter), ``--blur`` (Gaussian sigma,
+  px), ``--noise`` (Gaussian sigma, grey levels), ``--jpeg`` (quality 1-100):
+  the camera's exposure, focus, sensor and compression.
+
+    python -m vision.benchtool.altered ../shared/datasets/byler-d6-tray /tmp/byler-half \
+        --split tune --factor 0.5
+
+The copies are for benching only and stay outside the project, like the
+photos themselves. Copy one split and bench the copy whole: the held-out
+split is decided by file names and folders, and the copy puts every photo in
+one folder.
+"""
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from pathlib import Path
+from typing import get_args
+
+import cv2
+import numpy as np
+
+from vision.benchtool.labels import LabelledDie, LabelledImage, load_folder
+from vision.benchtool.split import Split, select
+
+
+def rescale(image: np.ndarray, dice: tuple[LabelledDie, ...], factor: float) -> tuple[np.ndarray, list[LabelledDie]] | None:
+    """The photo as if seen ``factor`` times larger, same frame size, and its
+    dice' boxes moved with it; None when, enlarged, a die would be cut."""
+    h, w = image.shape[:2]
+    if factor < 1:
+        nw, nh = round(w * factor), round(h * factor)
+        small = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_AREA)
+        x0, y0 = (w - nw) // 2, (h - nh) // 2
+        out = cv2.copyMakeBorder(small, y0, h - nh - y0, x0, w - nw - x0, cv2.BORDER_REPLICATE)
+        moved = [LabelledDie(d.value, (d.cx * nw + x0) / w, (d.cy * nh + y0) / h, d.w * factor, d.h * factor)
+                 for d in dice]
+        return out, moved
+    cw, ch = w / factor, h / factor  # the part of the photo kept, in its pixels
+    mx, my = np.mean([d.cx for d in dice]) * w, np.mean([d.cy for d in dice]) * h
+    x0, y0 = float(np.clip(mx - cw / 2, 0, w - cw)), float(np.clip(my - ch / 2, 0, h - ch))
+    moved = [LabelledDie(d.value, (d.cx * w - x0) / cw, (d.cy * h - y0) / ch, d.w * factor, d.h * factor) for d in dice]
+    if any(d.cx - d.w / 2 < 0 or d.cy - d.h / 2 < 0 or d.cx + d.w / 2 > 1 or d.cy + d.h / 2 > 1 for d in moved):
+        return None
+    m = np.float32([[factor, 0, -x0 * factor], [0, factor, -y0 * factor]])
+    return cv2.warpAffine(image, m, (w, h), flags=cv2.INTER_LINEAR), moved
+
+
+@dataclass(frozen=True)
+class Alteration:
+    """How to alter each photo; the defaults leave it as it is."""
+
+    factor: float = 1.0
+    gamma: float = 1.0
+    blur: float = 0.0
+    noise: float = 0.0
+    jpeg: int | None = None
+
+
+def retouch(image: np.ndarray, how: Alteration, rng: np.random.Generator) -> np.ndarray:
+    """The photometric part of ``how``: exposure, focus, sensor noise, then compression."""
+    out = image
+    if how.gamma != 1.0:
+        out = cv2.LUT(out, np.clip(255.0 * (np.arange(256) / 255.0) ** how.gamma + 0.5, 0, 255).astype(np.uint8))
+    if how.blur > 0:
+        out = cv2.GaussianBlur(out, (0, 0), how.blur)
+    if how.noise > 0:
+        out = np.clip(out + rng.normal(0.0, how.noise, out.shape), 0, 255).astype(np.uint8)
+    if how.jpeg is not None:
+        out = cv2.imdecode(cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, how.jpeg])[1], cv2.IMREAD_COLOR)
+    return out
+
+
+def write_altered(items: list[LabelledImage], out_dir: Path, how: Alteration, seed: int = 0) -> int:
+    """Write each item altered as ``images/NAME.png`` + ``labels_yolo/NAME.txt``; how many were written."""
+    rng = np.random.default_rng(seed)
+    (out_dir / "images").mkdir(parents=True, exist_ok=True)
+    (out_dir / "labels_yolo").mkdir(exist_ok=True)
+    written = 0
+    for item in items:
+        image = cv2.imread(str(item.path), cv2.IMREAD_COLOR)
+        if image is None or not item.positional:
+            continue  # unreadable, or labels without boxes to move
+        done = rescale(image, item.dice, how.factor) if how.factor != 1.0 else (image, list(item.dice))
+        if done is None:
+            continue
+        frame, dice = done
+        cv2.imwrite(str(out_dir / "images" / f"{item.path.stem}.png"), retouch(frame, how, rng))
+        (out_dir / "labels_yolo" / f"{item.path.stem}.txt").write_text(
+            "".join(f"{d.value - 1} {d.cx:.6f} {d.cy:.6f} {d.w:.6f} {d.h:.6f}\n" for d in dice))
+        written += 1
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folder", type=Path)
+    parser.add_argument("out_dir", type=Path)
+    parser.add_argument("--split", choices=get_args(Split), default="all")
+    parser.add_argument("--factor", type=float, default=1.0, help="under 1: from farther; over 1: closer")
+    parser.add_argument("--gamma", type=float, default=1.0, help="over 1: darker; under 1: brighter")
+    parser.add_argument("--blur", type=float, default=0.0, help="Gaussian blur sigma, px")
+    parser.add_argument("--noise", type=float, default=0.0, help="Gaussian noise sigma, grey levels")
+    parser.add_argument("--jpeg", type=int, default=None, help="re-encode as JPEG of this quality (1-100)")
+    parser.add_argument("--seed", type=int, default=0, help="for the noise")
+    args = parser.parse_args(argv)
+    if args.factor <= 0 or args.gamma <= 0 or args.blur < 0 or args.noise < 0:
+        parser.error("--factor and --gamma must be positive, --blur and --noise not negative")
+    if args.jpeg is not None and not 1 <= args.jpeg <= 100:
+        parser.error("--jpeg must be 1-100")
+    how = Alteration(args.factor, args.gamma, args.blur, args.noise, args.jpeg)
+    n = write_altered(select(load_folder(args.folder), args.split), args.out_dir, how, args.seed)
+    print(f"{args.out_dir}: {n} images")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
