@@ -1,11 +1,11 @@
-"""The detector's second scale: dice found too small at the guessed scale are looked for again, larger."""
+"""The detector's second scale: dice found too small or too big at the guessed scale are looked for again."""
 from __future__ import annotations
 
 import pytest
 
 from vision.model import ReadStatus
 from vision.reader import detect, read_dice
-from vision.reader.detect import MAX_RESCALED_SIDE, RESCALED_DIE_PX, SMALL_DIE_PX, Candidate, find_candidates, rescale_for
+from vision.reader.detect import DIE_PX_BAND, RESCALED_DIE_PX, RESCALED_SIDE_LIMITS, Candidate, find_candidates, rescale_for
 from vision.reader.judge import DIE_PEAK, FAINT_PEAK
 from vision.reader.nets import default_nets
 
@@ -16,32 +16,35 @@ def dice_of(side: float, score: float = 0.9, n: int = 3) -> list[Candidate]:
     return [Candidate(100.0 * (i + 1), 100.0, side, score) for i in range(n)]
 
 
-def test_dice_too_small_at_the_guessed_scale_get_a_larger_one():
+@pytest.mark.parametrize("at_input", [DIE_PX_BAND[0] - 2, DIE_PX_BAND[1] + 10])
+def test_dice_out_of_the_band_get_the_scale_that_shows_them_at_the_size_wanted(at_input):
     scale = 0.4
-    side = (SMALL_DIE_PX - 2) / scale  # frame px: SMALL_DIE_PX - 2 at the detector's input
-    larger = rescale_for(dice_of(side), scale, SHAPE)
-    assert larger == pytest.approx(RESCALED_DIE_PX / side)
-    assert larger > scale
+    side = at_input / scale  # frame px
+    other = rescale_for(dice_of(side), scale, SHAPE)
+    assert other == pytest.approx(RESCALED_DIE_PX / side)
+    assert (other > scale) == (at_input < DIE_PX_BAND[0])
 
 
-def test_dice_big_enough_or_no_clear_die_keep_the_guessed_scale():
+def test_dice_in_the_band_or_no_clear_die_keep_the_guessed_scale():
     scale = 0.4
-    assert rescale_for(dice_of(SMALL_DIE_PX / scale), scale, SHAPE) is None
+    for at_input in DIE_PX_BAND:
+        assert rescale_for(dice_of(at_input / scale), scale, SHAPE) is None
     assert rescale_for(dice_of(5.0, score=(DIE_PEAK + FAINT_PEAK) / 2), scale, SHAPE) is None
     assert rescale_for([], scale, SHAPE) is None
 
 
 def test_the_median_die_decides_not_one_odd_candidate():
     scale = 0.4
-    big = SMALL_DIE_PX * 2 / scale
-    assert rescale_for(dice_of(big) + [Candidate(50.0, 50.0, 3.0, 0.9)], scale, SHAPE) is None
+    fine = sum(DIE_PX_BAND) / 2 / scale
+    assert rescale_for(dice_of(fine) + [Candidate(50.0, 50.0, 3.0, 0.9)], scale, SHAPE) is None
 
 
-def test_the_larger_scale_is_capped():
+def test_the_other_scale_is_kept_within_limits():
     shape = (3000, 4000, 3)
-    larger = rescale_for(dice_of(2.0), 0.05, shape)
-    assert larger == pytest.approx(MAX_RESCALED_SIDE / 4000)
-    assert rescale_for(dice_of(2.0), MAX_RESCALED_SIDE / 4000, shape) is None  # already there
+    lo, hi = (px / 4000 for px in RESCALED_SIDE_LIMITS)
+    assert rescale_for(dice_of(2.0), 0.05, shape) == pytest.approx(hi)
+    assert rescale_for(dice_of(2.0), hi, shape) is None  # already there
+    assert rescale_for(dice_of(3000.0), 0.05, shape) == pytest.approx(lo)
 
 
 @pytest.fixture
@@ -68,7 +71,7 @@ def test_small_dice_in_a_big_frame_are_found_and_read(draw_table, monkeypatch):
     read = read_dice(frame, expect=4)
     assert read.status == ReadStatus.OK, read.reason
     assert sorted(read.values) == [2, 3, 5, 6]
-    monkeypatch.setattr(detect, "SMALL_DIE_PX", 0.0)  # the guessed scale only
+    monkeypatch.setattr(detect, "DIE_PX_BAND", (0.0, float("inf")))  # the guessed scale only
     assert read_dice(frame, expect=4).status == ReadStatus.NO_READ
 
 

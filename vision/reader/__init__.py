@@ -13,7 +13,8 @@ Public interface (what the table controller calls)::
   ``landing_mask`` rejects dice outside the landing area and its
   ``die_size_px`` fixes the scale (without it the frame's long side is
   taken as about 16 dice wide, like the public photos, and the frame is
-  looked at again, less shrunk, when the dice found come out small).
+  looked at again, resized, when the dice found come out too small or too
+  big: ``detect.py``).
 
 It never raises on a bad frame: a frame that is not an image, too small, or
 cannot be processed gives ``no_read`` with a ``reason``. The status is
