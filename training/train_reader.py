@@ -86,13 +86,18 @@ def colour_aug(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
     return np.clip(f, 0, 255).astype(np.uint8)
 
 
-def det_sample(rng, img, dice, size=160):
+#: Photos are shown to the detector zoomed by a random factor in this range
+#: (log-uniform) around the reader's guessed scale (``--det-zoom``).
+DET_ZOOM = (0.6, 1.8)
+
+
+def det_sample(rng, img, dice, size=160, zoom=DET_ZOOM):
     """A random detector window: input image, heat target, size/offset targets, mask."""
     h, w = img.shape[:2]
     if max(h, w) <= 400:  # generated scene, already at a random scale
         scale = rng.uniform(0.4, 0.7)
     else:
-        scale = G.DET_LONG_SIDE / max(h, w) * float(np.exp(rng.uniform(np.log(0.6), np.log(1.8))))
+        scale = G.DET_LONG_SIDE / max(h, w) * float(np.exp(rng.uniform(np.log(zoom[0]), np.log(zoom[1]))))
     small = cv2.resize(img, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA)
     sh, sw = small.shape[:2]
     if sh < size or sw < size:
@@ -298,13 +303,13 @@ def optimise(opt, sched, loss) -> None:
     sched.step()
 
 
-def train_detector(rng, data, steps, batch=16, init: Path | None = None, widths=None, lr=3e-3):
+def train_detector(rng, data, steps, batch=16, init: Path | None = None, widths=None, lr=3e-3, zoom=DET_ZOOM):
     net = start(Detector, init, widths)
     opt = torch.optim.AdamW(net.parameters(), lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=steps)
     t0 = time.time()
     for step in range(steps):
-        samples = [det_sample(rng, *data[int(rng.integers(len(data)))]) for _ in range(batch)]
+        samples = [det_sample(rng, *data[int(rng.integers(len(data)))], zoom=zoom) for _ in range(batch)]
         x = torch.from_numpy(G.to_blob([s[0] for s in samples]))
         heat = torch.from_numpy(np.stack([s[1] for s in samples]))
         reg = torch.from_numpy(np.stack([s[2] for s in samples]))
@@ -385,6 +390,13 @@ def _widths(text: str) -> tuple[int, ...]:
     return tuple(int(x) for x in text.split(","))
 
 
+def _zoom(text: str) -> tuple[float, float]:
+    lo, hi = (float(x) for x in text.split(","))
+    if not 0 < lo <= hi:
+        raise argparse.ArgumentTypeError(f"expected LO,HI with 0 < LO <= HI, got {text}")
+    return lo, hi
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--datasets", type=Path, default=ROOT.parent / "shared" / "datasets")
@@ -406,6 +418,8 @@ def main(argv=None) -> int:
     ap.add_argument("--teacher", type=Path, default=None,
                     help="saved classifier weights to distil from (e.g. the wider one a --cls-widths run narrows)")
     ap.add_argument("--det-lr", type=float, default=3e-3, help="the detector's peak learning rate")
+    ap.add_argument("--det-zoom", type=_zoom, default=DET_ZOOM,
+                    help="range of the random zoom of photos around the guessed scale, e.g. 0.6,1.8")
     ap.add_argument("--save-every", type=int, default=0,
                     help="also export the classifier every N steps (as NAME.stepN.onnx), to follow a long run")
     ap.add_argument("--ckpt", type=Path, default=Path("/tmp/dicetable-train"),
@@ -432,7 +446,7 @@ def main(argv=None) -> int:
     det_pt, cls_pt = args.ckpt / "detector.pt", args.ckpt / "classifier.pt"
     if args.det_steps > 0:
         det = train_detector(rng, data, args.det_steps, init=det_pt if args.resume else None,
-                             widths=args.det_widths, lr=args.det_lr)
+                             widths=args.det_widths, lr=args.det_lr, zoom=args.det_zoom)
         torch.save(det.state_dict(), det_pt)
     else:  # classifier only: mine with the kept detector
         det = load(Detector, det_pt).eval()
