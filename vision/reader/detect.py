@@ -2,17 +2,17 @@
 
 Without a calibration the reader cannot know how big the dice are: it guesses
 from the frame (``geometry.detector_scale``), and the detector was trained on
-dice of about 9 to 70 px at its input. Dice in a photo taken from farther
-than that guess come out small once shrunk, and small dice are missed or
-misread; in a photo taken much closer they come out big, and the detector,
-which sees about 60 px around a place, finds their faces or pips instead.
+photos zoomed by 0.6 to 3 around that guess. Dice in a photo taken from
+farther come out small once shrunk, and small dice are missed or misread; in
+a photo taken much closer they come out big, and the detector, which sees
+about 60 px around a place, may find their faces or pips instead.
 So the dice found at the guess tell the scale: when their median side at
 the detector's input is outside ``DIE_PX_BAND``, the frame is looked at once
 more, resized so that they show at ``RESCALED_DIE_PX``. A calibrated table
 (``die_size_px``) and a frame of dice in the band pay nothing more.
 
-Close-ups keep a cost (docs/vision.md): there the pieces of a big die that the
-detector finds can come out small, and the frame is enlarged instead of shrunk.
+Where the detector does find such pieces of a big die, they come out small,
+and the frame is enlarged instead of shrunk (docs/vision.md gives the cost).
 """
 from __future__ import annotations
 
