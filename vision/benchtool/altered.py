@@ -32,7 +32,7 @@ from typing import get_args
 import cv2
 import numpy as np
 
-from vision.benchtool.labels import LabelledDie, LabelledImage, load_folder
+from vision.benchtool.labels import LabelledDie, LabelledImage, load_folder, yolo_line
 from vision.benchtool.split import Split, select
 
 
@@ -99,7 +99,7 @@ def write_altered(items: list[LabelledImage], out_dir: Path, how: Alteration, se
         frame, dice = done
         cv2.imwrite(str(out_dir / "images" / f"{item.path.stem}.png"), retouch(frame, how, rng))
         (out_dir / "labels_yolo" / f"{item.path.stem}.txt").write_text(
-            "".join(f"{d.value - 1} {d.cx:.6f} {d.cy:.6f} {d.w:.6f} {d.h:.6f}\n" for d in dice))
+            "".join(yolo_line(d) + "\n" for d in dice))
         written += 1
     return written
 

@@ -79,6 +79,11 @@ def parse_yolo(text: str, source: str = "<labels>") -> tuple[LabelledDie, ...]:
     return tuple(dice)
 
 
+def yolo_line(die: LabelledDie) -> str:
+    """One YOLO line for a die with a box, as ``parse_yolo`` reads it (class = face - 1)."""
+    return f"{die.value - 1} {die.cx:.6f} {die.cy:.6f} {die.w:.6f} {die.h:.6f}"
+
+
 def parse_values(field: str, source: str = "<manifest>") -> tuple[LabelledDie, ...]:
     """Parse a manifest ``values`` field such as ``"3 5"``, ``"3;5"`` or ``"[3, 5]"``."""
     tokens = [t for t in re.split(r"[\s,;\[\]()+-]+", field) if t]

@@ -16,6 +16,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.benchtool.labels import LabelledDie, yolo_line
 from vision.scenes.render import SceneLabel, render_scene
 
 
@@ -24,7 +25,7 @@ def yolo_lines(label: SceneLabel, width: int, height: int) -> list[str]:
     rows = []
     for d in label.dice:
         x, y, w, h = d.box
-        rows.append(f"{d.value - 1} {(x + w / 2) / width:.6f} {(y + h / 2) / height:.6f} {w / width:.6f} {h / height:.6f}")
+        rows.append(yolo_line(LabelledDie(d.value, (x + w / 2) / width, (y + h / 2) / height, w / width, h / height)))
     return rows
 
 
