@@ -22,6 +22,7 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -133,10 +134,28 @@ def det_sample(rng, img, dice, size=160, zoom=DET_ZOOM):
     return win, heat, reg, mask
 
 
-def mine_negatives(det: "Detector", data, min_peak: float = 0.1) -> list[list[tuple[float, float, float]]]:
-    """Per image, the detector's peaks that are not a labelled die: the classifier
-    must learn to call exactly these "not a die" (hard negatives)."""
-    out = []
+#: A detector peak this close to a labelled die's centre (in die sides) is that
+#: die as the reader crops it; farther than ``NEGATIVE_OFF`` it is no die at all.
+PLACED_OFF = 0.3
+NEGATIVE_OFF = 0.45
+
+
+class Mined(NamedTuple):
+    """Per image, where the kept detector puts its peaks.
+
+    ``negatives`` are peaks on no labelled die (x, y, side): the classifier must
+    call exactly these "not a die" (hard negatives). ``placed`` are peaks on a
+    die (x, y, side, value): the crop the reader will really take of that die,
+    with the detector's centre and size rather than the label's, which differ
+    most on oblique close-ups where the box takes in the side faces.
+    """
+
+    negatives: list[list[tuple[float, float, float]]]
+    placed: list[list[tuple[float, float, float, int]]]
+
+
+def mine(det: "Detector", data, min_peak: float = 0.1) -> Mined:
+    negatives, placed = [], []
     with torch.no_grad():
         for img, dice in data:
             scale = G.detector_scale(img.shape, None) if max(img.shape[:2]) > 400 else 0.5
@@ -144,20 +163,27 @@ def mine_negatives(det: "Detector", data, min_peak: float = 0.1) -> list[list[tu
             o = det(torch.from_numpy(G.to_blob([small])))[0].numpy()
             heat = 1 / (1 + np.exp(-o[0]))
             peaks = (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= min_peak)
-            spots = []
+            spots, on_dice = [], []
             for y, x in zip(*np.nonzero(peaks)):
                 cx = ((x + o[2, y, x] + 0.5) * G.DET_STRIDE - 0.5) / scale
                 cy = ((y + o[3, y, x] + 0.5) * G.DET_STRIDE - 0.5) / scale
                 side = 16.0 * float(np.exp(np.clip(o[1, y, x], -3, 3))) / scale
-                if all(np.hypot(cx - a, cy - b) > 0.45 * sb for a, b, sb, _ in dice):
+                off, value = min(((np.hypot(cx - a, cy - b) / sb, v) for a, b, sb, v in dice), default=(np.inf, 0))
+                if off > NEGATIVE_OFF:
                     spots.append((cx, cy, side))
-            out.append(spots)
-    print(f"  mined {sum(map(len, out))} hard negatives", flush=True)
-    return out
+                elif off <= PLACED_OFF:
+                    on_dice.append((cx, cy, side, value))
+            negatives.append(spots)
+            placed.append(on_dice)
+    print(f"  mined {sum(map(len, negatives))} hard negatives, {sum(map(len, placed))} placed dice", flush=True)
+    return Mined(negatives, placed)
 
 
-def cls_sample(rng, img, dice, negatives=()):
-    """One classifier crop and its class (0 = not a die, else the face value)."""
+def cls_sample(rng, img, dice, negatives=(), placed=(), placed_share=0.0):
+    """One classifier crop and its class (0 = not a die, else the face value).
+
+    With ``placed_share``, that share of the crops is a die where the detector
+    placed it (``Mined.placed``), with a little jitter."""
     h, w = img.shape[:2]
     cx, cy, s, v = dice[int(rng.integers(len(dice)))]
     r = rng.random()
@@ -165,6 +191,11 @@ def cls_sample(rng, img, dice, negatives=()):
         x, y, s = negatives[int(rng.integers(len(negatives)))]
         crop = G.crop_die(img, x, y, s * float(np.exp(rng.normal(0, 0.1))), rng.uniform(0, 360))
         return colour_aug(rng, crop), 0
+    if placed_share and placed and rng.random() < placed_share:
+        x, y, s, v = placed[int(rng.integers(len(placed)))]
+        x, y = x + rng.normal(0, 0.03) * s, y + rng.normal(0, 0.03) * s
+        crop = G.crop_die(img, x, y, s * float(np.exp(rng.normal(0, 0.05))), rng.uniform(0, 360))
+        return colour_aug(rng, crop), v
     if r < 0.7:  # a die, with the centre and size errors of a real detector
         x = cx + rng.normal(0, 0.06) * s
         y = cy + rng.normal(0, 0.06) * s
@@ -337,8 +368,8 @@ def face_accuracy(net, data) -> float:
     return float((pred.numpy() == np.array(values)).mean())
 
 
-def train_classifier(rng, data, steps, negatives, batch=128, init: Path | None = None, every=None, lr=3e-3,
-                     widths=None, teacher: nn.Module | None = None):
+def train_classifier(rng, data, steps, mined: Mined, batch=128, init: Path | None = None, every=None, lr=3e-3,
+                     widths=None, teacher: nn.Module | None = None, placed_share: float = 0.0):
     """With a ``teacher``, the classifier also learns to give the teacher's
     probabilities (``distil``), not only the labels."""
     net = start(Classifier, init, widths)
@@ -352,7 +383,7 @@ def train_classifier(rng, data, steps, negatives, batch=128, init: Path | None =
     t0 = time.time()
     for step in range(steps):
         picks = rng.choice(len(data), size=batch, p=weight)
-        samples = [cls_sample(rng, *data[i], negatives[i]) for i in picks]
+        samples = [cls_sample(rng, *data[i], mined.negatives[i], mined.placed[i], placed_share) for i in picks]
         x = torch.from_numpy(G.to_blob([s[0] for s in samples]))
         y = torch.tensor([s[1] for s in samples])
         out = net(x)
@@ -420,6 +451,9 @@ def main(argv=None) -> int:
     ap.add_argument("--det-lr", type=float, default=3e-3, help="the detector's peak learning rate")
     ap.add_argument("--det-zoom", type=_zoom, default=DET_ZOOM,
                     help="range of the random zoom of photos around the guessed scale, e.g. 0.6,1.8")
+    ap.add_argument("--placed", type=float, default=0.0,
+                    help="share of the crops taken of a die where the kept detector places it (its centre "
+                         "and size, not the label's); 0 keeps the crops of the runs before this option")
     ap.add_argument("--save-every", type=int, default=0,
                     help="also export the classifier every N steps (as NAME.stepN.onnx), to follow a long run")
     ap.add_argument("--ckpt", type=Path, default=Path("/tmp/dicetable-train"),
@@ -454,7 +488,7 @@ def main(argv=None) -> int:
            {"input": {2: "h", 3: "w"}, "output": {2: "gh", 3: "gw"}})
     if args.cls_steps <= 0:
         return 0
-    negatives = mine_negatives(det, data)
+    mined = mine(det, data)
     cls_shape = torch.zeros(1, 3, G.CLS_SIZE, G.CLS_SIZE)
     cls_axes = {"input": {0: "n"}, "output": {0: "n"}}
 
@@ -464,9 +498,10 @@ def main(argv=None) -> int:
         export(net, cls_shape, args.out / f"{Path(args.cls_name).stem}.step{step}.onnx", cls_axes)
 
     every = (args.save_every, checkpoint) if args.save_every else None
-    cls = train_classifier(rng, data, args.cls_steps, negatives, init=cls_pt if args.resume else None,
+    cls = train_classifier(rng, data, args.cls_steps, mined, init=cls_pt if args.resume else None,
                            every=every, lr=args.cls_lr, widths=args.cls_widths,
-                           teacher=load(Classifier, args.teacher).eval() if args.teacher else None)
+                           teacher=load(Classifier, args.teacher).eval() if args.teacher else None,
+                           placed_share=args.placed)
     torch.save(cls.state_dict(), cls_pt)
     print(f"  final: {face_accuracy(cls, real):.4f} of the labelled dice read right", flush=True)
     export(cls, cls_shape, args.out / args.cls_name, cls_axes)
