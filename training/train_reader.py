@@ -37,6 +37,7 @@ from synth import scene  # noqa: E402
 from vision.benchtool.labels import load_folder  # noqa: E402
 from vision.benchtool.split import select  # noqa: E402
 from vision.reader import geometry as G  # noqa: E402
+from vision.reader.detect import peaks  # noqa: E402
 
 #: Folders whose boxes hold only the pip pattern (see their README): the die's
 #: bounding box is about the pattern's side divided by this.
@@ -161,13 +162,9 @@ def mine(det: "Detector", data, min_peak: float = 0.1) -> Mined:
             scale = G.detector_scale(img.shape, None) if max(img.shape[:2]) > 400 else 0.5
             small = G.detector_input(img, scale)
             o = det(torch.from_numpy(G.to_blob([small])))[0].numpy()
-            heat = 1 / (1 + np.exp(-o[0]))
-            peaks = (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= min_peak)
             spots, on_dice = [], []
-            for y, x in zip(*np.nonzero(peaks)):
-                cx = ((x + o[2, y, x] + 0.5) * G.DET_STRIDE - 0.5) / scale
-                cy = ((y + o[3, y, x] + 0.5) * G.DET_STRIDE - 0.5) / scale
-                side = 16.0 * float(np.exp(np.clip(o[1, y, x], -3, 3))) / scale
+            for c in peaks(o, scale, min_peak):
+                cx, cy, side = c.cx, c.cy, c.side
                 off, value = min(((np.hypot(cx - a, cy - b) / sb, v) for a, b, sb, v in dice), default=(np.inf, 0))
                 if off > NEGATIVE_OFF:
                     spots.append((cx, cy, side))

@@ -75,18 +75,24 @@ def rescale_for(found: list[Candidate], scale: float, shape: tuple[int, ...]) ->
 def candidates_at(frame: np.ndarray, nets: DiceNets, scale: float, min_peak: float) -> list[Candidate]:
     """The detector's peaks of at least ``min_peak`` with the frame resized by ``scale``, strongest first."""
     small = G.detector_input(frame, scale)
-    out = nets.detect(G.to_blob([small]))
-    heat = 1.0 / (1.0 + np.exp(-out[0]))
-    peaks = (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= min_peak)
-    ys, xs = np.nonzero(peaks)
     h, w = frame.shape[:2]
+    found = [c for c in peaks(nets.detect(G.to_blob([small])), scale, min_peak) if 0 <= c.cx < w and 0 <= c.cy < h]
+    return sorted(found, key=lambda c: -c.score)
+
+
+def peaks(out: np.ndarray, scale: float, min_peak: float) -> list[Candidate]:
+    """Every local maximum of at least ``min_peak`` of the detector's output
+    ``out`` (heat logit, log(size/16), dx, dy; see ``nets.DiceNets.detect``)
+    for a frame resized by ``scale``, in frame pixels. Training mines the
+    detector's peaks with this too, so both read its output the same way."""
+    heat = 1.0 / (1.0 + np.exp(-out[0]))
+    is_peak = (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= min_peak)
     found = []
-    for y, x in zip(ys, xs):
+    for y, x in zip(*np.nonzero(is_peak)):
         gx = x + float(out[2, y, x])
         gy = y + float(out[3, y, x])
         cx = ((gx + 0.5) * G.DET_STRIDE - 0.5) / scale
         cy = ((gy + 0.5) * G.DET_STRIDE - 0.5) / scale
         side = 16.0 * float(np.exp(np.clip(out[1, y, x], -3, 3))) / scale
-        if 0 <= cx < w and 0 <= cy < h:
-            found.append(Candidate(cx, cy, side, float(heat[y, x])))
-    return sorted(found, key=lambda c: -c.score)
+        found.append(Candidate(cx, cy, side, float(heat[y, x])))
+    return found
