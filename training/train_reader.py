@@ -38,6 +38,7 @@ from vision.benchtool.labels import load_folder  # noqa: E402
 from vision.benchtool.split import select  # noqa: E402
 from vision.reader import geometry as G  # noqa: E402
 from vision.reader.detect import peaks  # noqa: E402
+from vision.reader.judge import FAINT_PEAK  # noqa: E402
 
 #: Folders whose boxes hold only the pip pattern (see their README): the die's
 #: bounding box is about the pattern's side divided by this.
@@ -212,26 +213,39 @@ def cls_sample(rng, img, dice, negatives=(), placed=(), placed_share=0.0):
 
 
 # ---------------------------------------------------------------- networks
-def cbr(i, o, stride=1, dil=1):
-    return [nn.Conv2d(i, o, 3, stride, dil, dilation=dil, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True)]
+def cbr(i, o, stride=1):
+    return [nn.Conv2d(i, o, 3, stride, 1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True)]
 
 
-#: Channels of the detector's five convolutions, and of the classifier's six.
-DET_WIDTHS = (16, 24, 32, 32, 32)
+#: Channels of the detector's six 3x3 convolutions, and of the classifier's six.
+DET_WIDTHS = (16, 24, 32, 32, 32, 32)
 CLS_WIDTHS = (16, 32, 32, 64, 64, 96)
 
 
 class Detector(nn.Module):
-    """Stride-4 centre heat map, log size and sub-cell offset of every die."""
+    """Stride-4 centre heat map, log size and sub-cell offset of every die.
+
+    A stem brings the frame to a quarter of its size; a context branch looks
+    wider at an eighth (about 55 px around a place, enough to tell a die from
+    one of its pips), and is put back beside the stem's map, where a 1x1
+    convolution joins the two; the head looks at 3x3 cells of that, enough
+    to place a centre within its cell. The detector before it (sixth
+    session) widened its view with dilated convolutions at a quarter, which
+    OpenCV's DNN runs at a third of a plain one's speed (docs/vision.md,
+    "Latency").
+    """
 
     def __init__(self, widths=DET_WIDTHS):
         super().__init__()
-        a, b, c, d, e = widths
-        self.body = nn.Sequential(*cbr(3, a, 2), *cbr(a, b, 2), *cbr(b, c), *cbr(c, d, 1, 2), *cbr(d, e, 1, 4))
-        self.head = nn.Conv2d(e, 4, 1)
+        a, b, c, d, e, f = widths
+        self.body = nn.Sequential(*cbr(3, a, 2), *cbr(a, b, 2), *cbr(b, c))
+        self.context = nn.Sequential(*cbr(c, d, 2), *cbr(d, e), *cbr(e, f), nn.Upsample(scale_factor=2))
+        self.merge = nn.Sequential(nn.Conv2d(c + f, f, 1, bias=False), nn.BatchNorm2d(f), nn.ReLU(inplace=True))
+        self.head = nn.Conv2d(f, 4, 3, padding=1)
 
     def forward(self, x):
-        return self.head(self.body(x))
+        stem = self.body(x)
+        return self.head(self.merge(torch.cat([stem, self.context(stem)], 1)))
 
 
 class Classifier(nn.Module):
@@ -257,8 +271,9 @@ class Classifier(nn.Module):
 
 
 def widths_of(state: dict) -> tuple[int, ...]:
-    """The channels of every 3x3 convolution in a saved network, in order."""
-    return tuple(int(v.shape[0]) for v in state.values() if v.ndim == 4 and v.shape[-1] == 3)
+    """The channels of every 3x3 convolution in a saved network but the head, in order."""
+    return tuple(int(v.shape[0]) for k, v in state.items() if v.ndim == 4 and v.shape[-1] == 3
+                 and not k.startswith("head."))
 
 
 def load(kind, path: Path, widths=None) -> nn.Module:
@@ -293,6 +308,9 @@ def slim(wide: nn.Module, narrow: nn.Module) -> nn.Module:
     is won back by training on from there, much faster than from scratch.
     """
     layers = [m for m in wide.modules() if isinstance(m, (nn.Conv2d, nn.BatchNorm2d, nn.Linear))]
+    convs = [m for m in layers if isinstance(m, nn.Conv2d)]
+    if any(b.in_channels != a.out_channels for a, b in zip(convs, convs[1:])):
+        raise ValueError("only a chain of convolutions can be narrowed (the detector's branches are not one)")
     targets = [m for m in narrow.modules() if isinstance(m, (nn.Conv2d, nn.BatchNorm2d, nn.Linear))]
     keep_in = torch.arange(3)
     for i, (src, dst) in enumerate(zip(layers, targets)):
@@ -331,9 +349,60 @@ def optimise(opt, sched, loss) -> None:
     sched.step()
 
 
-def train_detector(rng, data, steps, batch=16, init: Path | None = None, widths=None, lr=3e-3, zoom=DET_ZOOM):
+class DetectorTeacher:
+    """A detector's ONNX file, run through OpenCV as the reader runs it, whose
+    outputs a new detector learns (``--det-teacher``)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.net = cv2.dnn.readNetFromONNX(str(path), getattr(cv2.dnn, "ENGINE_CLASSIC", 0))
+
+    def __call__(self, x: torch.Tensor) -> torch.Tensor:
+        self.net.setInput(x.numpy())
+        return torch.from_numpy(self.net.forward().copy())
+
+    @torch.no_grad()
+    def graft_stem(self, net: "Detector") -> None:
+        """Give ``net`` the teacher's first three convolutions (batch norm folded
+        into them, as the export leaves it) and keep them: the stem is the
+        same shape in both, so the new detector only has to learn what it
+        does with the stem's map."""
+        import onnx
+        from onnx import numpy_helper
+
+        model = onnx.load(str(self.path))
+        weights = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+        convs = [n for n in model.graph.node if n.op_type == "Conv"][:3]
+        layers = [m for m in net.body if isinstance(m, (nn.Conv2d, nn.BatchNorm2d))]
+        for node, conv, bn in zip(convs, layers[0::2], layers[1::2]):
+            conv.weight.copy_(torch.tensor(weights[node.input[1]]))
+            bn.weight.fill_(1.0)
+            bn.bias.copy_(torch.tensor(weights[node.input[2]]))
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0 - bn.eps)
+        net.body.requires_grad_(False)
+        net.body.eval()
+
+
+def distil_detector(out, taught):
+    """How far a detector's outputs are from the teacher's: its heat as a soft
+    target everywhere, and size and offset wherever the reader would look at
+    the teacher's peaks (heat of at least ``judge.FAINT_PEAK``)."""
+    soft = torch.sigmoid(taught[:, 0])
+    heat = nn.functional.binary_cross_entropy_with_logits(out[:, 0], soft)
+    where = (soft >= FAINT_PEAK).float()
+    reg = (torch.abs(out[:, 1:] - taught[:, 1:]) * where[:, None]).sum() / where.sum().clamp(min=1)
+    return 10.0 * heat + reg
+
+
+def train_detector(rng, data, steps, batch=16, init: Path | None = None, widths=None, lr=3e-3, zoom=DET_ZOOM,
+                   teacher: DetectorTeacher | None = None):
+    """With a ``teacher``, the detector takes the teacher's stem and also learns
+    its outputs (``distil_detector``), not only the labels."""
     net = start(Detector, init, widths)
-    opt = torch.optim.AdamW(net.parameters(), lr, weight_decay=1e-4)
+    if teacher is not None:
+        teacher.graft_stem(net)
+    opt = torch.optim.AdamW([p for p in net.parameters() if p.requires_grad], lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=steps)
     t0 = time.time()
     for step in range(steps):
@@ -346,9 +415,11 @@ def train_detector(rng, data, steps, batch=16, init: Path | None = None, widths=
         l_heat = focal(out[:, 0], heat)
         l_reg = (torch.abs(out[:, 1:] - reg) * mask[:, None]).sum() / mask.sum().clamp(min=1)
         loss = l_heat + l_reg
-        optimise(opt, sched, loss)
+        l_taught = distil_detector(out, teacher(x)) if teacher is not None else torch.zeros(())
+        optimise(opt, sched, loss + l_taught)
         if step % 100 == 0 or step == steps - 1:
-            print(f"  det {step:5d} heat {l_heat.item():.3f} reg {l_reg.item():.3f} ({time.time() - t0:.0f}s)", flush=True)
+            print(f"  det {step:5d} heat {l_heat.item():.3f} reg {l_reg.item():.3f} taught {l_taught.item():.3f} "
+                  f"({time.time() - t0:.0f}s)", flush=True)
     return net.eval()
 
 
@@ -445,6 +516,9 @@ def main(argv=None) -> int:
                     help="the classifier's channels, e.g. 16,24,24,48,48,64 (with --resume, the saved one is narrowed)")
     ap.add_argument("--teacher", type=Path, default=None,
                     help="saved classifier weights to distil from (e.g. the wider one a --cls-widths run narrows)")
+    ap.add_argument("--det-teacher", type=Path, default=None,
+                    help="a detector's ONNX file (e.g. the committed one) whose stem the new detector takes and "
+                         "keeps, and whose outputs it learns besides the labels")
     ap.add_argument("--det-lr", type=float, default=3e-3, help="the detector's peak learning rate")
     ap.add_argument("--det-zoom", type=_zoom, default=DET_ZOOM,
                     help="range of the random zoom of photos around the guessed scale, e.g. 0.6,1.8")
@@ -477,7 +551,8 @@ def main(argv=None) -> int:
     det_pt, cls_pt = args.ckpt / "detector.pt", args.ckpt / "classifier.pt"
     if args.det_steps > 0:
         det = train_detector(rng, data, args.det_steps, init=det_pt if args.resume else None,
-                             widths=args.det_widths, lr=args.det_lr, zoom=args.det_zoom)
+                             widths=args.det_widths, lr=args.det_lr, zoom=args.det_zoom,
+                             teacher=DetectorTeacher(args.det_teacher) if args.det_teacher else None)
         torch.save(det.state_dict(), det_pt)
     else:  # classifier only: mine with the kept detector
         det = load(Detector, det_pt).eval()
