@@ -157,7 +157,7 @@ class Mined(NamedTuple):
     placed: list[list[tuple[float, float, float, int]]]
 
 
-def mine(det: "Detector", data, min_peak: float = 0.1) -> Mined:
+def mine(det: "Detector", data, min_peak: float = FAINT_PEAK) -> Mined:
     negatives, placed = [], []
     with torch.no_grad():
         for img, dice in data:
@@ -214,8 +214,8 @@ def cls_sample(rng, img, dice, negatives=(), placed=(), placed_share=0.0):
 
 
 # ---------------------------------------------------------------- networks
-def cbr(i, o, stride=1):
-    return [nn.Conv2d(i, o, 3, stride, 1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True)]
+def cbr(i, o, stride=1, k=3):
+    return [nn.Conv2d(i, o, k, stride, k // 2, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True)]
 
 
 #: Channels of the detector's six 3x3 convolutions, and of the classifier's six.
@@ -241,7 +241,7 @@ class Detector(nn.Module):
         a, b, c, d, e, f = widths
         self.body = nn.Sequential(*cbr(3, a, 2), *cbr(a, b, 2), *cbr(b, c))
         self.context = nn.Sequential(*cbr(c, d, 2), *cbr(d, e), *cbr(e, f), nn.Upsample(scale_factor=2))
-        self.merge = nn.Sequential(nn.Conv2d(c + f, f, 1, bias=False), nn.BatchNorm2d(f), nn.ReLU(inplace=True))
+        self.merge = nn.Sequential(*cbr(c + f, f, k=1))
         self.head = nn.Conv2d(f, 4, 3, padding=1)
 
     def forward(self, x):
