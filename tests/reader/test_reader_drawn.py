@@ -78,6 +78,24 @@ def test_calibrated_die_size_reads_big_dice(draw_table):
         assert sorted(read.values) == [2, 4]
 
 
+def test_the_calibrated_top_face_reaches_the_judge(draw_table, monkeypatch):
+    """The touching rule by top faces (judge.TOUCHING_TOP_FACES) needs the calibration's die size."""
+    import vision.reader.read as read_module
+
+    seen = []
+    real = read_module.judge
+
+    def spy(*args):
+        seen.append(args[4])
+        return real(*args)
+
+    monkeypatch.setattr(read_module, "judge", spy)
+    frame = draw_table([(200, 240, 3), (420, 240, 5)])
+    read_dice(frame, expect=2, calibration=Calibration(die_size_px=40))
+    read_dice(frame, expect=2)
+    assert seen == [40, None]
+
+
 @pytest.mark.parametrize("frame", [
     None,
     np.zeros((480, 640), np.uint8),

@@ -9,7 +9,7 @@ import numpy as np
 from vision.model import ReadStatus
 from vision.reader.judge import (
     DIE_PEAK, FAINT_PEAK, LEANING, LEANING_DOUBT, SURE_DOUBTED, SURE_DOUBTED_SECOND_LOOK, SURE_ALONE, SURE_WITH_PIPS,
-    Evidence, judge,
+    TOUCHING_TOP_FACES, Evidence, judge,
 )
 
 FRAME = (480, 640, 3)
@@ -44,6 +44,17 @@ def test_touching_dice_are_no_read():
     read = judge([sure(3, 100, 100), sure(5, 125, 100)], expect=2, frame_shape=FRAME)
     assert read.status == ReadStatus.NO_READ
     assert "touching" in read.reason
+
+
+def test_dice_lying_flush_are_touching_where_the_top_face_size_is_known():
+    # Square to the camera, a die's box is its top face: two lying flush are one box apart.
+    flush = [sure(3, 100, 100), sure(5, 141, 100)]
+    assert judge(flush, expect=2, frame_shape=FRAME).status == ReadStatus.OK
+    read = judge(flush, expect=2, frame_shape=FRAME, top_face_px=40)
+    assert read.status == ReadStatus.NO_READ
+    assert "touching" in read.reason
+    apart = [sure(3, 100, 100), sure(5, 100 + TOUCHING_TOP_FACES * 40 + 2, 100)]
+    assert judge(apart, expect=2, frame_shape=FRAME, top_face_px=40).status == ReadStatus.OK
 
 
 def test_die_cut_by_the_frame_edge_is_no_read():

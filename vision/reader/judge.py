@@ -4,9 +4,9 @@ Pure functions of the evidence (no pixels), so the policy can be tested and
 audited on its own. The order of the checks is the order of severity:
 
 1. a die the reader cannot place properly makes the whole roll ``no_read``:
-   dice touching or stacked, a die cut by the frame's edge or outside the
-   landing area, a die leaning (no face is up), a count other than the one
-   thrown;
+   dice touching or stacked (by the top face's size too where the table is
+   calibrated), a die cut by the frame's edge or outside the landing area,
+   a die leaning (no face is up), a count other than the one thrown;
 2. a die whose value is not sure makes the roll ``uncertain``: it may be
    leaning, the two networks (two views) disagree, the die looks unlike its
    neighbours (a leaning die shows a side and looks bigger), or the
@@ -48,7 +48,16 @@ SAME_DIE = 0.6
 #: is not clear which face is on top, and the roll is uncertain.
 SAME_DIE_CLEAR = 0.7
 #: Centres closer than this many die sides are touching or stacked dice.
+#: The side is the detector's box, which for a die turned 45 degrees is 1.4
+#: top faces wide, so two dice lying flush and square to the camera (centres
+#: one top face apart, one box apart) pass this rule ...
 TOUCHING = 0.9
+#: ... and, where the table is calibrated (the top face's size is known), so
+#: are centres closer than this many top faces. Dice lying flush are 1.0
+#: apart; the renderer calls dice touching below 1.12 (a gap under an eighth
+#: of a side, 2 mm on a casino die), and on its flush pairs the detector's
+#: centres came out 1.02-1.22 apart (docs/vision.md, "Touching dice").
+TOUCHING_TOP_FACES = 1.12
 #: A die is ``ok`` when the pip counter saw no clear count only above this
 #: confidence ...
 SURE_ALONE = 0.9
@@ -131,8 +140,10 @@ def judge(
     expect: int | None,
     frame_shape: tuple[int, ...],
     landing_mask: np.ndarray | None = None,
+    top_face_px: float | None = None,
 ) -> DiceRead:
-    """The roll's verdict from the evidence at every candidate place."""
+    """The roll's verdict from the evidence at every candidate place.
+    ``top_face_px``: a die's top face in pixels where the table is calibrated."""
     dice = [e for e in evidence if is_die(e.peak, e.probs)]
     dice, two_faces = _one_place_per_die(dice)
     faint = [e for e in evidence if e not in dice and e.peak >= FAINT_PEAK and e.probs[0] < 1 - DOUBT
@@ -147,9 +158,10 @@ def judge(
         return verdict(ReadStatus.NO_READ, "no dice found")
     if expect is not None and len(dice) != expect:
         return verdict(ReadStatus.NO_READ, f"found {len(dice)} dice, expected {expect}")
+    apart = TOUCHING_TOP_FACES * top_face_px if top_face_px else 0.0
     for i, a in enumerate(dice):
         for b in dice[i + 1:]:
-            if np.hypot(a.cx - b.cx, a.cy - b.cy) < TOUCHING * (a.side + b.side) / 2:
+            if np.hypot(a.cx - b.cx, a.cy - b.cy) < max(TOUCHING * (a.side + b.side) / 2, apart):
                 return verdict(ReadStatus.NO_READ, "dice touching or stacked")
     h, w = frame_shape[:2]
     for e in dice:

@@ -161,4 +161,4 @@ def read_dice(frame: np.ndarray, expect: int | None = None, calibration: Calibra
         evidence = _evidence(frame, nets, die_size, expect)
     except cv2.error as exc:
         return done(DiceRead(ReadStatus.NO_READ, (), f"could not process the frame: {exc}".splitlines()[0]))
-    return done(judge(evidence, expect, frame.shape, mask))
+    return done(judge(evidence, expect, frame.shape, mask, die_size))
