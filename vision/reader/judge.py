@@ -56,7 +56,7 @@ TOUCHING = 0.9
 #: are centres closer than this many top faces. Dice lying flush are 1.0
 #: apart; the renderer calls dice touching below 1.12 (a gap under an eighth
 #: of a side, 2 mm on a casino die), and on its flush pairs the detector's
-#: centres came out 1.02-1.22 apart (docs/vision.md, "Touching dice").
+#: centres came out 1.02-1.22 apart (docs/vision.md, "Rolls that must not be settled").
 TOUCHING_TOP_FACES = 1.12
 #: A die is ``ok`` when the pip counter saw no clear count only above this
 #: confidence ...
