@@ -39,7 +39,7 @@ from vision.benchtool.split import select  # noqa: E402
 from vision.reader import geometry as G  # noqa: E402
 from vision.reader.detect import peaks  # noqa: E402
 from vision.reader.judge import FAINT_PEAK  # noqa: E402
-from vision.reader.nets import ENGINE, load_net  # noqa: E402
+from vision.reader.nets import load_net  # noqa: E402
 
 #: Folders whose boxes hold only the pip pattern (see their README): the die's
 #: bounding box is about the pattern's side divided by this.
@@ -356,7 +356,7 @@ class DetectorTeacher:
 
     def __init__(self, path: Path):
         self.path = path
-        self.net = load_net(path, ENGINE)
+        self.net = load_net(path)
 
     def __call__(self, x: torch.Tensor) -> torch.Tensor:
         self.net.setInput(x.numpy())

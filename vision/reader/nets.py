@@ -40,9 +40,9 @@ class DiceNets:
 
     def __init__(self, detector: Path = DETECTOR_FILE, classifier: Path = CLASSIFIER_FILE,
                  second_classifier: Path = SECOND_CLASSIFIER_FILE, leaning: Path = LEANING_FILE):
-        self._det = load_net(detector, ENGINE)
-        self._cls = [load_net(classifier, ENGINE), load_net(second_classifier, ENGINE)]
-        self._lean = load_net(leaning, ENGINE)
+        self._det = load_net(detector)
+        self._cls = [load_net(classifier), load_net(second_classifier)]
+        self._lean = load_net(leaning)
         self._det_lock = threading.Lock()
         self._cls_lock = threading.Lock()
         self._warm_up()
@@ -84,9 +84,9 @@ class DiceNets:
         return 1.0 / (1.0 + np.exp(-logits))
 
 
-def load_net(path: Path, engine: str):
-    """An ONNX file as an OpenCV network, on the named engine (``cv2.dnn.ENGINE_*``)
-    where this OpenCV has it, else on its only one."""
+def load_net(path: Path, engine: str = ENGINE):
+    """An ONNX file as an OpenCV network, on the named engine (``cv2.dnn.ENGINE_*``;
+    the reader's by default) where this OpenCV has it, else on its only one."""
     if not path.is_file():
         raise ModelMissing(f"model file missing: {path}")
     flag = getattr(cv2.dnn, engine, None)
