@@ -103,8 +103,11 @@ def test_bench_on_a_labelled_folder(tmp_path, capsys, draw_table, manifest):
     # 4 dice can be right: roll_2 is mislabelled and the broken file's 2 dice are missed
     assert 3 / 7 <= summary["per_die_accuracy"] <= 4 / 7 + 1e-9
     assert "4/4" in captured.err  # the progress bar reached the end
+    assert summary["machine"]["opencv"] == cv2.__version__ and summary["machine"]["opencv_threads"] == 1
+    assert summary["machine"]["slowdown"] >= 1.0  # the probe ran after each of the 3 decodable frames
     page = (out / "index.html").read_text()
     assert "broken.png" in page and "roll_2" in page  # every miss is on the contact sheet
+    assert "fixed blur" in page  # and the page says how fast the machine was
     assert any(p.name.endswith("roll_2.jpg") for p in (out / "misses").iterdir())
 
 
@@ -114,4 +117,5 @@ def test_bench_text_report_and_bad_folder(tmp_path, capsys, draw_table):
     assert main(["bench", str(folder), "--report", str(tmp_path / "r")]) == 0
     out = capsys.readouterr().out
     assert "per-die accuracy" in out and "latency median" in out
+    assert "measured on" in out and "fixed blur" in out
     assert main(["bench", str(tmp_path / "absent")]) == 2

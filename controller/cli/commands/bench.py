@@ -1,8 +1,9 @@
 """`dicetable bench DIR`: score the dice reader on a labelled folder of images.
 
 Prints the figures (per-die and per-roll accuracy, silent misreads, the
-rates of uncertain and no_read, latency median and p95), writes an HTML
-report with every miss drawn, and shows a progress bar on stderr.
+rates of uncertain and no_read, latency median and p95, and the machine
+they were measured on), writes an HTML report with every miss drawn, and
+shows a progress bar on stderr.
 """
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import cv2
 
-    from vision.benchtool import report
+    from vision.benchtool import machine, report
     from vision.benchtool.labels import LabelError, load_folder
     from vision.benchtool.progress import Progress
     from vision.benchtool.run import run as run_bench
@@ -43,7 +44,8 @@ def run(args: argparse.Namespace) -> int:
     from vision.model import Calibration
     from vision.reader import read_dice
 
-    cv2.setNumThreads(max(1, args.threads))
+    threads = max(1, args.threads)
+    cv2.setNumThreads(threads)
     folder = Path(args.folder)
     try:
         items = select(load_folder(folder), args.split)
@@ -55,10 +57,20 @@ def run(args: argparse.Namespace) -> int:
     if not items:
         print(f"dicetable bench: no labelled images in {folder} (split {args.split})", file=sys.stderr)
         return 2
+    probe = machine.SpeedProbe()
+
+    def read_and_probe(frame, **kwargs):
+        """The reader, then the probe: how fast the machine is, frame by frame."""
+        read = read_dice(frame, **kwargs)
+        probe.sample()
+        return read
+
     with Progress(len(items), label=f"bench {folder.name}") as bar:
         calibration = Calibration(die_size_px=args.die_size) if args.die_size else None
-        results = run_bench(items, read_dice, give_count=not args.no_count, calibration=calibration, progress=bar)
+        results = run_bench(items, read_and_probe, give_count=not args.no_count, calibration=calibration,
+                            progress=bar)
     summary = summarise(results)
+    summary["machine"] = machine.describe(threads, probe)
     count = "count not given" if args.no_count else "count given"
     title = f"{folder.name} ({args.split}, {count})"
     out = Path(args.report) if args.report else Path("bench-report") / f"{folder.name}-{args.split}"
