@@ -104,7 +104,7 @@ def test_bench_on_a_labelled_folder(tmp_path, capsys, draw_table, manifest):
     assert 3 / 7 <= summary["per_die_accuracy"] <= 4 / 7 + 1e-9
     assert "4/4" in captured.err  # the progress bar reached the end
     assert summary["machine"]["opencv"] == cv2.__version__ and summary["machine"]["opencv_threads"] == 1
-    assert summary["machine"]["slowdown"] >= 1.0  # the probe ran after each of the 3 decodable frames
+    assert summary["machine"]["probe_samples"] == 3  # the probe ran after each of the 3 decodable frames
     page = (out / "index.html").read_text()
     assert "broken.png" in page and "roll_2" in page  # every miss is on the contact sheet
     assert "fixed blur" in page  # and the page says how fast the machine was

@@ -8,9 +8,11 @@ on the host, invisible to the load average; docs/vision.md, "Latency").
 
 So the bench names the processor, the OpenCV build and threads, and times a
 fixed piece of OpenCV work (``SpeedProbe``: a blur of one 640x480 colour
-frame) after every frame it reads. The probe's median over the run against
-its fastest time says how much slower than its best the machine ran during
-the bench, which tells a slow reader from a busy machine.
+frame) after every frame it reads. The probe's median, compared with what it
+takes on the same machine when that machine is quiet, says whether the
+latency figures were measured on a whole core or on part of one; its median
+against its own fastest time in the run says how much the speed moved
+during the run.
 """
 from __future__ import annotations
 
@@ -18,9 +20,12 @@ import os
 import platform
 import time
 from pathlib import Path
+from typing import Any, Callable
 
 import cv2
 import numpy as np
+
+from vision.model import DiceRead
 
 CPUINFO = Path("/proc/cpuinfo")
 
@@ -30,12 +35,12 @@ def cpu_model(cpuinfo: Path = CPUINFO) -> str:
     Pi's ``Model``, x86 ``model name``, else Arm ``Hardware``), else what
     Python's ``platform`` knows."""
     try:
-        text = cpuinfo.read_text()
+        text = cpuinfo.read_text(errors="replace")
     except OSError:
         text = ""
-    fields = {}
-    for line in text.splitlines():
-        key, sep, value = line.partition(":")
+    fields: dict[str, str] = {}
+    for row in text.splitlines():
+        key, sep, value = row.partition(":")
         if sep and value.strip():
             fields.setdefault(key.strip(), value.strip())
     for key in ("Model", "model name", "Hardware"):
@@ -44,43 +49,70 @@ def cpu_model(cpuinfo: Path = CPUINFO) -> str:
     return platform.processor() or platform.machine() or "unknown"
 
 
+def usable_cores() -> int | None:
+    """The cores this process may run on (its affinity, which a container or
+    ``taskset`` narrows), else the machine's count, else None."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count()
+
+
 class SpeedProbe:
     """Times one fixed piece of OpenCV work, a 7x7 Gaussian blur of a 640x480
-    colour frame (about 0.8 ms on one core of the development machine when it
-    is quiet), each time ``sample`` is called."""
+    colour frame (about 0.75-0.85 ms on one core of the development machine
+    when it is quiet), each time ``sample`` is called."""
 
     def __init__(self) -> None:
         self._frame = np.random.default_rng(0).integers(0, 256, (480, 640, 3), dtype=np.uint8)
         self._ms: list[float] = []
+        cv2.GaussianBlur(self._frame, (7, 7), 0)  # the first call pays for set-up: not a sample
 
     def sample(self) -> None:
+        """Time the blur once, now."""
         t0 = time.perf_counter()
         cv2.GaussianBlur(self._frame, (7, 7), 0)
         self._ms.append((time.perf_counter() - t0) * 1000.0)
 
-    def figures(self) -> dict:
-        """Median and fastest time of the probe (ms), and their ratio: how much
-        slower than its best the machine ran, typically, during the samples."""
+    def figures(self) -> dict[str, Any]:
+        """How many samples, their median and fastest time (ms), and the median
+        over the fastest: how much the machine's speed moved during the run."""
         if not self._ms:
-            return {"probe_ms_median": None, "probe_ms_fastest": None, "slowdown": None}
+            return {"probe_samples": 0, "probe_ms_median": None, "probe_ms_fastest": None, "slowdown": None}
         median, fastest = float(np.median(self._ms)), float(min(self._ms))
-        return {"probe_ms_median": round(median, 3), "probe_ms_fastest": round(fastest, 3),
-                "slowdown": round(median / fastest, 2) if fastest > 0 else None}
+        return {"probe_samples": len(self._ms), "probe_ms_median": round(median, 3),
+                "probe_ms_fastest": round(fastest, 3), "slowdown": round(median / fastest, 2) if fastest > 0 else None}
 
 
-def describe(threads: int, probe: SpeedProbe) -> dict:
-    """The ``machine`` part of the bench's figures."""
-    return {"cpu": cpu_model(), "cores": os.cpu_count(), "opencv": cv2.__version__,
-            "opencv_threads": threads, **probe.figures()}
+def probed(reader: Callable[..., DiceRead], probe: SpeedProbe) -> Callable[..., DiceRead]:
+    """``reader``, followed after every read by a sample of ``probe``."""
+
+    def read_then_probe(frame: np.ndarray, **kwargs: Any) -> DiceRead:
+        read = reader(frame, **kwargs)
+        probe.sample()
+        return read
+
+    return read_then_probe
 
 
-def line(machine: dict) -> str:
-    """One line for the text report and the HTML page."""
-    threads = machine["opencv_threads"]
-    where = (f"measured on {machine['cpu']} ({machine['cores']} cores), OpenCV {machine['opencv']} with "
-             f"{threads} thread{'s' if threads != 1 else ''}")
-    if machine.get("slowdown") is None:
+def describe(probe: SpeedProbe) -> dict[str, Any]:
+    """The ``machine`` part of the bench's figures (call it after the run)."""
+    return {"cpu": cpu_model(), "cores": usable_cores(), "opencv": cv2.__version__,
+            "opencv_threads": cv2.getNumThreads(), **probe.figures()}
+
+
+def summary_line(machine: dict[str, Any]) -> str:
+    """The ``machine`` figures as one line of the text report and the HTML page."""
+    cores, threads = machine["cores"], machine["opencv_threads"]
+    where = (f"measured on {machine['cpu']} ({_count(cores, 'core')}), OpenCV {machine['opencv']} "
+             f"with {_count(threads, 'thread')}")
+    if machine["slowdown"] is None:
         return where
-    return (f"{where}; a fixed blur took {machine['probe_ms_median']:.2f} ms at the median, "
-            f"{machine['probe_ms_fastest']:.2f} at its fastest: the machine ran {machine['slowdown']:.2f} "
-            f"times slower than its best")
+    return (f"{where}; a fixed blur after each frame took {machine['probe_ms_median']:.2f} ms at the median, "
+            f"{machine['slowdown']:.2f} times its fastest in this run ({machine['probe_ms_fastest']:.2f} ms)")
+
+
+def _count(n: int | None, noun: str) -> str:
+    if n is None:
+        return f"unknown {noun}s"
+    return f"{n} {noun}{'' if n == 1 else 's'}"

@@ -15,7 +15,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.benchtool.machine import line as machine_line
+from vision.benchtool.machine import summary_line
 from vision.benchtool.run import ImageResult, display_path, misses, settled_but_should_not_be
 
 _ROWS = [
@@ -55,8 +55,7 @@ def _fmt(summary: dict, key: str | None, kind: str) -> str:
 def text(summary: dict, title: str) -> str:
     lines = [f"{title}: {summary['images']} images, {summary['dice']} dice"]
     lines += [f"  {name:<32} {_fmt(summary, key, kind)}" for name, key, kind in _ROWS]
-    if "machine" in summary:
-        lines.append(f"  {machine_line(summary['machine'])}")
+    lines.append(f"  {summary_line(summary['machine'])}")
     if summary["reasons"]:
         lines.append("  reasons for uncertain / no_read:")
         lines += [f"    {n:5d}  {reason}" for reason, n in summary["reasons"].items()]
@@ -108,7 +107,7 @@ def write_html(out_dir: Path, summary: dict, results: list[ImageResult], root: P
         cells.append(f'<figure class="{kind}">{img}<figcaption>{caption}</figcaption></figure>')
     rows = "".join(f"<tr><th>{html.escape(n)}</th><td>{_fmt(summary, k, kind)}</td></tr>" for n, k, kind in _ROWS)
     reasons = "".join(f"<li>{n} &times; {html.escape(r)}</li>" for r, n in summary["reasons"].items())
-    where = f"<p>{html.escape(machine_line(summary['machine']))}.</p>" if "machine" in summary else ""
+    where = f"<p>{html.escape(summary_line(summary['machine']))}.</p>"
     page = f"""<!doctype html><html><head><meta charset="utf-8"><title>{html.escape(title)}</title>
 <style>body{{font-family:sans-serif;margin:1em}} table td{{text-align:right;padding:0 1em}}
 .sheet{{display:flex;flex-wrap:wrap;gap:6px}} figure{{margin:0;width:240px;font-size:11px;border:3px solid #999}}

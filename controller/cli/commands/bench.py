@@ -44,8 +44,7 @@ def run(args: argparse.Namespace) -> int:
     from vision.model import Calibration
     from vision.reader import read_dice
 
-    threads = max(1, args.threads)
-    cv2.setNumThreads(threads)
+    cv2.setNumThreads(max(1, args.threads))
     folder = Path(args.folder)
     try:
         items = select(load_folder(folder), args.split)
@@ -58,19 +57,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"dicetable bench: no labelled images in {folder} (split {args.split})", file=sys.stderr)
         return 2
     probe = machine.SpeedProbe()
-
-    def read_and_probe(frame, **kwargs):
-        """The reader, then the probe: how fast the machine is, frame by frame."""
-        read = read_dice(frame, **kwargs)
-        probe.sample()
-        return read
-
     with Progress(len(items), label=f"bench {folder.name}") as bar:
         calibration = Calibration(die_size_px=args.die_size) if args.die_size else None
-        results = run_bench(items, read_and_probe, give_count=not args.no_count, calibration=calibration,
-                            progress=bar)
+        results = run_bench(items, machine.probed(read_dice, probe), give_count=not args.no_count,
+                            calibration=calibration, progress=bar)
     summary = summarise(results)
-    summary["machine"] = machine.describe(threads, probe)
+    summary["machine"] = machine.describe(probe)
     count = "count not given" if args.no_count else "count given"
     title = f"{folder.name} ({args.split}, {count})"
     out = Path(args.report) if args.report else Path("bench-report") / f"{folder.name}-{args.split}"
