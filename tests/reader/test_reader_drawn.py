@@ -31,13 +31,15 @@ def test_drawn_dice_are_read_or_honestly_refused(draw_table, dice, style):
     assert read.ms > 0
 
 
-def test_most_drawn_dice_are_read_right(draw_table):
-    right = total = 0
+@pytest.mark.parametrize("style", ["white", "casino"])
+def test_most_drawn_rolls_are_settled_and_right(draw_table, style):
+    """Refusing everything is also "honest": clear drawn dice must mostly come out ok, with their values."""
+    kwargs = {} if style == "white" else {"background": FELT, "body": (40, 30, 200), "pip": (240, 240, 240)}
+    settled = 0
     for i, dice in enumerate(SCENES):
-        read = read_dice(draw_table(dice, seed=i), expect=len(dice))
-        total += 1
-        right += sorted(read.values) == sorted(v for *_, v in dice)
-    assert right >= total - 1
+        read = read_dice(draw_table(dice, seed=i, **kwargs), expect=len(dice))
+        settled += read.status == ReadStatus.OK and sorted(read.values) == sorted(v for *_, v in dice)
+    assert settled >= len(SCENES) - 1
 
 
 def test_without_expect_every_die_is_reported(draw_table):
@@ -53,6 +55,9 @@ def test_wrong_count_is_no_read(draw_table):
 def test_touching_dice_are_no_read(draw_table):
     read = read_dice(draw_table([(300, 240, 2), (338, 246, 5)]), expect=2)
     assert read.status == ReadStatus.NO_READ
+    # Whichever refusal comes first: the rule on centres (test_reader_judge.py) or, as with
+    # these drawn dice, the detector seeing the pair as one die and the count falling short.
+    assert read.reason in ("dice touching or stacked", "found 1 dice, expected 2")
 
 
 def test_empty_table_is_no_read(draw_table):

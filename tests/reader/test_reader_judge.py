@@ -5,11 +5,12 @@ import itertools
 from dataclasses import replace
 
 import numpy as np
+import pytest
 
 from vision.model import ReadStatus
 from vision.reader.judge import (
-    DIE_PEAK, FAINT_PEAK, LEANING, LEANING_DOUBT, SURE_DOUBTED, SURE_DOUBTED_SECOND_LOOK, SURE_ALONE, SURE_WITH_PIPS,
-    TOUCHING_TOP_FACES, Evidence, judge,
+    DIE_PEAK, DOUBT, FAINT_PEAK, LEANING, LEANING_DOUBT, SIZE_RATIO, SURE_DOUBTED, SURE_DOUBTED_SECOND_LOOK,
+    SURE_ALONE, SURE_WITH_PIPS, TOUCHING, TOUCHING_TOP_FACES, Evidence, judge,
 )
 
 FRAME = (480, 640, 3)
@@ -173,3 +174,83 @@ def test_a_die_too_small_in_the_picture_is_for_the_dealer():
     assert sorted(read.values) == [3, 5]
     fine = MIN_SURE_SIDE_PX + 1
     assert judge([sure(3, 100, 100, side=fine), sure(5, 300, 200, side=fine)], 2, FRAME).status == ReadStatus.OK
+
+
+def test_more_dice_than_thrown_is_no_read():
+    read = judge([sure(3, 100, 100), sure(5, 300, 200), sure(2, 500, 300)], expect=2, frame_shape=FRAME)
+    assert read.status == ReadStatus.NO_READ
+    assert read.reason == "found 3 dice, expected 2"
+
+
+@pytest.mark.parametrize("cx, cy", [(10, 200), (630, 200), (300, 10), (300, 470)], ids=["left", "right", "top", "bottom"])
+def test_a_die_cut_by_any_edge_is_no_read(cx, cy):
+    read = judge([sure(3, cx, cy), sure(5, 320, 240)], expect=2, frame_shape=FRAME)
+    assert read.status == ReadStatus.NO_READ
+    assert read.reason == "a die is cut by the edge of the view"
+
+
+def test_a_die_just_inside_every_edge_is_read():
+    h, w = FRAME[:2]
+    dice = [sure(3, 21, 21), sure(5, w - 21, h - 21), sure(2, 21, h - 21), sure(6, w - 21, 21)]
+    assert judge(dice, expect=4, frame_shape=FRAME).status == ReadStatus.OK
+
+
+def test_a_die_whose_box_crosses_the_landing_area_edge_is_outside_it():
+    mask = np.zeros(FRAME[:2], np.uint8)
+    mask[:, :320] = 255
+    crossing = judge([sure(3, 100, 100), sure(5, 310, 200)], expect=2, frame_shape=FRAME, landing_mask=mask)
+    assert crossing.status == ReadStatus.NO_READ  # its centre is inside, a side of its box is not
+    assert "landing area" in crossing.reason
+    inside = judge([sure(3, 100, 100), sure(5, 290, 200)], expect=2, frame_shape=FRAME, landing_mask=mask)
+    assert inside.status == ReadStatus.OK
+
+
+def test_touching_by_box_on_either_side_of_its_bar():
+    # side 40: the bar is TOUCHING * 40 px between centres
+    near = judge([sure(3, 100, 100), sure(5, 100 + TOUCHING * 40 - 1, 100)], expect=2, frame_shape=FRAME)
+    assert near.status == ReadStatus.NO_READ and "touching" in near.reason
+    apart = judge([sure(3, 100, 100), sure(5, 100 + TOUCHING * 40 + 1, 100)], expect=2, frame_shape=FRAME)
+    assert apart.status == ReadStatus.OK
+
+
+def test_an_agreeing_pip_count_lowers_the_bar_to_sure_with_pips_and_no_further():
+    below = judge([sure(3, 100, 100), sure(5, 300, 200, p=SURE_WITH_PIPS - 0.01)], expect=2, frame_shape=FRAME)
+    assert below.status == ReadStatus.UNCERTAIN and "not clear" in below.reason
+    at = judge([sure(3, 100, 100), sure(5, 300, 200, p=SURE_WITH_PIPS)], expect=2, frame_shape=FRAME)
+    assert at.status == ReadStatus.OK
+
+
+def test_dice_of_unlike_sizes_on_either_side_of_the_ratio():
+    alike = judge([sure(3, 100, 100, side=40), sure(5, 300, 200, side=40 * SIZE_RATIO - 1)], 2, FRAME)
+    assert alike.status == ReadStatus.OK
+    unlike = judge([sure(3, 100, 100, side=40), sure(5, 300, 200, side=40 * SIZE_RATIO + 1)], 2, FRAME)
+    assert unlike.status == ReadStatus.UNCERTAIN
+    assert unlike.reason == "a die looks unlike the others (leaning?)"
+
+
+def test_a_faint_place_leaves_a_doubt_only_above_faint_peak_and_when_the_classifier_leans_to_a_die():
+    dice = [sure(3, 100, 100), sure(5, 300, 200)]
+    peak = (FAINT_PEAK + DIE_PEAK) / 2
+    doubt = judge(dice + [sure(2, 500, 400, p=DOUBT + 0.05, peak=peak)], 2, FRAME)
+    assert doubt.status == ReadStatus.UNCERTAIN and "may be a die" in doubt.reason
+    rejected = judge(dice + [sure(2, 500, 400, p=DOUBT - 0.05, peak=peak)], 2, FRAME)
+    assert rejected.status == ReadStatus.OK
+    too_faint = judge(dice + [sure(2, 500, 400, p=0.99, peak=FAINT_PEAK - 0.01)], 2, FRAME)
+    assert too_faint.status == ReadStatus.OK
+
+
+def test_a_die_at_the_leaning_doubt_bar_is_uncertain():
+    read = judge([replace(sure(3, 100, 100), leaning=LEANING_DOUBT), sure(5, 300, 200)], 2, FRAME)
+    assert read.status == ReadStatus.UNCERTAIN and "may be leaning" in read.reason
+
+
+@pytest.mark.parametrize("refusal, expect, reason", [
+    ([sure(3, 100, 100), sure(5, 125, 100)], 4, "dice touching or stacked"),
+    ([sure(3, 10, 100), sure(5, 300, 200)], 4, "a die is cut by the edge of the view"),
+    ([sure(3, 100, 100)], 4, "found 3 dice, expected 4"),
+], ids=["touching", "cut", "count"])
+def test_a_refusal_outranks_every_doubt(refusal, expect, reason):
+    """no_read is checked before uncertain: a roll that must not be read is not put to the dealer as a doubt."""
+    doubts = [sure(6, 500, 400, agree=False), replace(sure(2, 400, 100, p=0.6), leaning=LEANING_DOUBT)]
+    read = judge(refusal + doubts, expect, FRAME)
+    assert read.status == ReadStatus.NO_READ and read.reason == reason

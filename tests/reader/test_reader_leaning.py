@@ -55,4 +55,8 @@ def test_the_leaning_benchmark_counts_every_scene_once():
     result = json.loads(out.stdout)
     assert result["scenes"] == 3
     assert sum(result["leaning_outcomes"].values()) == 3 and sum(result["flat_outcomes"].values()) == 3
-    assert 0 <= result["leaning_ok_rate"] <= 1 - result["leaning_caught_rate"]
+    outcomes = {"ok", "seen leaning", "may be leaning", "no_read for another reason", "uncertain for another reason"}
+    assert set(result["leaning_outcomes"]) <= outcomes and set(result["flat_outcomes"]) <= outcomes
+    leaning = result["leaning_outcomes"]
+    assert result["leaning_ok_rate"] == leaning.get("ok", 0) / 3
+    assert result["leaning_caught_rate"] == (leaning.get("seen leaning", 0) + leaning.get("may be leaning", 0)) / 3
