@@ -317,3 +317,18 @@ def test_rounding_of_odd_amounts_is_down_to_the_cent():
     """$3.01 placed on the 6 at 7-6 wins 351.1666... cents: 351 is paid."""
     _, effects = play("craps", [roll(2, 2), bet("A", "place", 301, 6), roll(3, 3)])
     assert effects[0]["paid"] == 301 + 351
+
+
+@pytest.mark.parametrize("name, number, stake, dice, win", [
+    ("place", 5, 301, (2, 3), 421),  # 7 to 5: 421.4 cents
+    ("place", 4, 301, (1, 3), 541),  # 9 to 5: 541.8
+    ("odds", 5, 301, (1, 4), 451),   # 3 to 2: 451.5
+    ("odds", 6, 301, (2, 4), 361),   # 6 to 5: 361.2
+], ids=["place-7:5", "place-9:5", "odds-3:2", "odds-6:5"])
+def test_fractions_of_a_cent_are_dropped_not_rounded(name, number, stake, dice, win):
+    """Where the exact win ends in half a cent or more, rounding to the nearest would pay a cent more."""
+    events = [roll(5, 5), bet("A", "place", stake, number)] if name == "place" else \
+        [bet("A", "pass", 500), roll(*dice), bet("A", "odds", stake, number)]
+    _, effects = play("craps", events + [roll(*dice)])
+    (settled,) = [e for e in effects if e["bet"] == name]
+    assert settled["result"] == "win" and settled["paid"] == stake + win
