@@ -212,11 +212,12 @@ def read_events(stream: Any, inputs: "queue.Queue[Mapping[str, Any] | None]", *,
                 end_with_none: bool = False) -> int:
     """Put each JSON line of ``stream`` on ``inputs`` (after skipping ``skip`` of them); returns how many.
 
-    A line that is not JSON is still an input: it goes in as ``{"event": "malformed", "line": ...}``,
-    so the journal records it and the table refuses it with a reason, and nothing is lost.
+    A line that is not a JSON object is still an input: it goes in as ``{"event": "malformed", "line": ...}``,
+    so the journal records it and the table refuses it with a reason, and nothing is lost. So does a
+    line the journal could not store as it is: bytes that are not UTF-8 (read them with
+    ``errors="surrogateescape"``), a ``\\ud800`` escape that names half a character, or nesting too
+    deep to parse; such a line would otherwise stop the table on every restart that reads it again.
     """
-    import json
-
     count = 0
     for line in stream:
         line = line.strip()
@@ -225,11 +226,22 @@ def read_events(stream: Any, inputs: "queue.Queue[Mapping[str, Any] | None]", *,
         count += 1
         if count <= skip:
             continue
-        try:
-            event = json.loads(line)
-        except ValueError:
-            event = {"event": "malformed", "line": line[:200]}
-        inputs.put(event if isinstance(event, dict) else {"event": "malformed", "line": line[:200]})
+        inputs.put(parse_event_line(line))
     if end_with_none:
         inputs.put(None)
     return count
+
+
+def parse_event_line(line: str) -> dict[str, Any]:
+    """One line of the event stream as an input event, or as a ``malformed`` one that keeps a
+    printable copy of the line."""
+    import json
+
+    try:
+        event = json.loads(line)
+        json.dumps(event, ensure_ascii=False).encode("utf-8")  # what the journal will need to do
+    except (ValueError, RecursionError, UnicodeError):
+        event = None
+    if isinstance(event, dict):
+        return event
+    return {"event": "malformed", "line": line[:200].encode("utf-8", "backslashreplace").decode("utf-8")}

@@ -145,11 +145,13 @@ class Journal:
                 entries.append(Entry(seq, ts, kind, json.loads(text), prev, digest))
                 prev = digest
             self._db.execute("COMMIT")
-        except sqlite3.Error as exc:
+        except BaseException as exc:  # whatever stops the batch, none of it stays (all or none)
             if self._db.in_transaction:
                 self._db.execute("ROLLBACK")
             self._tail = None
-            raise JournalError(f"cannot write to the journal {self.path}: {exc}") from exc
+            if isinstance(exc, sqlite3.Error):
+                raise JournalError(f"cannot write to the journal {self.path}: {exc}") from exc
+            raise
         if entries:
             self._tail = (entries[-1].seq, entries[-1].hash)
         return entries

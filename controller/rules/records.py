@@ -61,6 +61,10 @@ class Returned:
 Effect = Settlement | Returned
 
 
+#: The fields a ``rejected`` line writes itself; an input's fields of these names are not copied.
+_OWN_FIELDS = ("event", "refused", "reason", "rule")
+
+
 class BetRejected(Exception):
     """An event the rules refuse; the state it was applied to is unchanged.
 
@@ -79,14 +83,21 @@ class BetRejected(Exception):
         ``event`` may be a parsed event (anything with ``to_json()``), the raw
         mapping, a raw input line (kept under ``"line"``) or None. The refused
         event's own kind is kept under ``"refused"`` because ``"event"`` now
-        says ``"rejected"``.
+        says ``"rejected"``. An input's own fields named like the line's
+        (``refused``, ``reason``, ``rule``) are left out: the line must come
+        out the same however the input's fields were ordered, or a replay of
+        the journal (which stores them sorted) would not match it. The input
+        row before it keeps them.
         """
         out: dict[str, Any] = {"event": "rejected"}
         if hasattr(event, "to_json"):
             event = event.to_json()
         if isinstance(event, Mapping):
             for key, value in event.items():
-                out["refused" if key == "event" else key] = value
+                if key == "event":
+                    out["refused"] = value
+                elif key not in _OWN_FIELDS:
+                    out[key] = value
         elif event is not None:
             out["line"] = str(event)
         out["reason"] = self.reason

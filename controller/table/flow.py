@@ -129,6 +129,11 @@ def step(state: TableState, event: Mapping[str, Any]) -> Step:
         return Step(state, (rules_port.rejection(exc, event),), accepted=False)
     except Refused as exc:
         return Step(state, (rules_port.rejection(BetRejected(exc.reason, exc.rule), event),), accepted=False)
+    except MemoryError:
+        # Not a verdict on the input: a replay with memory to spare would accept what this run
+        # refused, and recovery would then find the journal disagreeing with the rules. Stop instead;
+        # the input is journaled, and the restart's recovery completes it.
+        raise
     except Exception as exc:  # noqa: BLE001
         # A fault in the code, not in the input. The input is already journaled, so raising would fail
         # again at every replay and keep the table down; refusing it (the same way at every replay)

@@ -39,6 +39,20 @@ def _plain(data: Any) -> Any:
     return json.loads(json.dumps(data))
 
 
+def _journalable(event: Any) -> dict[str, Any]:
+    """The input as the journal can keep it. What JSON cannot hold (a value of another type, half
+    of a UTF-16 pair) goes in as a ``malformed`` input with a printable copy, which the table
+    refuses: an input that cannot be journaled must not stop the table."""
+    if not isinstance(event, Mapping):
+        return {"event": None, "raw": repr(event)}
+    try:
+        journaled = _plain(dict(event))
+        canonical_json(journaled).encode("utf-8")
+        return journaled
+    except (TypeError, ValueError, UnicodeError, RecursionError):
+        return {"event": "malformed", "line": repr(dict(event))[:200].encode("utf-8", "backslashreplace").decode("utf-8")}
+
+
 def _comparable(effect: dict[str, Any]) -> str:
     """An effect as recovery compares it: everything, except the wording of a refusal's reason
     (a clearer message in a newer version must not stop a table; what was refused, and under
@@ -129,7 +143,7 @@ class JournaledTable:
     def submit(self, event: Mapping[str, Any]) -> Step:
         """Journal ``event``, apply it, journal its effects; a refusal changes nothing but the journal."""
         # What is applied is exactly what was journaled, so the replay applies the same thing.
-        journaled = _plain(dict(event)) if isinstance(event, Mapping) else {"event": None, "raw": repr(event)}
+        journaled = _journalable(event)
         self.journal.append(journaled, INPUT)
         result = flow.step(self.state, journaled)
         if result.effects:

@@ -1,0 +1,102 @@
+"""Inputs that once could stop the table for good: each is journaled and refused, and the table
+reopens from its journal to the same state (from an audit of the journal and the event stream)."""
+from __future__ import annotations
+
+import io
+import queue
+
+import numpy as np
+import pytest
+
+from controller.app import parse_event_line, read_events
+from controller.journal import EFFECT, INPUT, Journal
+from controller.rules import TableConfig
+from controller.table import JournaledTable, step
+from controller.table.flow import new_table
+
+CONFIG = TableConfig()
+PASS = {"event": "bet", "seat": "A", "bet": "pass", "amount": 500}
+
+
+def reopen(state_dir):
+    with Journal.open(state_dir) as journal:
+        return JournaledTable.open(journal, "craps", CONFIG).state
+
+
+def submit_all(state_dir, *events):
+    with Journal.open(state_dir) as journal:
+        table = JournaledTable.open(journal, "craps", CONFIG)
+        steps = [table.submit(e) for e in events]
+        return table.state, steps
+
+
+@pytest.mark.parametrize("refused_first", [True, False], ids=["refused-key-first", "event-key-first"])
+def test_a_refused_input_with_a_field_named_refused_replays_the_same(tmp_path, refused_first):
+    # The journal keeps an input's fields sorted; the rejection must not depend on their order.
+    odd = {"refused": 1, "event": "shuffle"} if refused_first else {"event": "shuffle", "refused": 1}
+    state, steps = submit_all(tmp_path, odd, PASS)
+    assert not steps[0].accepted and steps[0].effects[0]["refused"] == "shuffle"
+    assert steps[1].accepted
+    assert reopen(tmp_path) == state
+
+
+def test_a_rejection_keeps_the_input_fields_but_not_its_own_names():
+    result = step(new_table("craps", CONFIG), {"event": "bet", "seat": "A", "bet": "pass", "amount": 99999,
+                                               "reason": "mine", "rule": "mine", "refused": "mine"})
+    (rejected,) = result.effects
+    assert rejected["refused"] == "bet" and rejected["amount"] == 99999 and rejected["seat"] == "A"
+    assert rejected["reason"] != "mine" and rejected["rule"] != "mine"
+
+
+@pytest.mark.parametrize("line", [
+    '{"event": "bet", "seat": "A\\ud800", "bet": "pass", "amount": 500}',  # half of a UTF-16 pair
+    '{"event": "bet", "seat": ' + "[" * 100_000 + "]" * 100_000 + "}",     # too deep to parse
+    '{"event": "bet", "seat": "A\udcff", "bet": "pass", "amount": 500}',   # a byte that was not UTF-8
+    "[1, 2]",
+    "not json",
+], ids=["lone-surrogate-escape", "deep-nesting", "undecodable-byte", "not-an-object", "not-json"])
+def test_a_line_the_journal_could_not_keep_is_a_malformed_input(tmp_path, line):
+    event = parse_event_line(line)
+    assert event["event"] == "malformed"
+    event["line"].encode("utf-8")  # the printable copy can be journaled
+    state, steps = submit_all(tmp_path, event, PASS)
+    assert not steps[0].accepted and steps[1].accepted
+    assert reopen(tmp_path) == state
+
+
+def test_a_stream_with_bytes_that_are_not_utf8_goes_on_past_them():
+    raw = b'{"event": "lock"}\n{"event": "bet", "seat": "\xff"}\n{"event": "void"}\n'
+    inputs: queue.Queue = queue.Queue()
+    read_events(io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8", errors="surrogateescape"), inputs)
+    got = [inputs.get_nowait() for _ in range(3)]
+    assert [e["event"] for e in got] == ["lock", "malformed", "void"]
+    assert "\\udcff" in got[1]["line"]
+
+
+def test_an_input_json_cannot_hold_is_journaled_as_malformed(tmp_path):
+    state, steps = submit_all(tmp_path, {"event": "read", "status": "ok", "dice": [np.int64(3), 4]}, PASS)
+    assert not steps[0].accepted and steps[1].accepted
+    with Journal.open(tmp_path) as journal:
+        kinds = [(e.kind, e.event["event"]) for e in journal.entries()][1:]
+    assert kinds == [(INPUT, "malformed"), (EFFECT, "rejected"), (INPUT, "bet")]
+    assert reopen(tmp_path) == state
+
+
+def test_a_batch_that_fails_part_way_leaves_nothing_and_the_journal_usable(tmp_path):
+    with Journal.open(tmp_path) as journal:
+        journal.append({"event": "first"}, INPUT)
+        with pytest.raises(UnicodeEncodeError):
+            journal.append_many([{"event": "fine"}, {"event": "half \ud800"}], EFFECT)
+        journal.append({"event": "after"}, INPUT)
+        assert [e.event["event"] for e in journal.entries()] == ["first", "after"]
+
+
+def test_running_out_of_memory_is_not_taken_for_a_refusal(monkeypatch):
+    from controller.table import flow
+
+    def no_memory(state, event):
+        raise MemoryError
+
+    monkeypatch.setattr(flow, "_step", no_memory)
+    with pytest.raises(MemoryError):
+        step(new_table("craps", CONFIG), PASS)
