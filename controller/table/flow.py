@@ -203,6 +203,8 @@ def _read(state: TableState, event: Mapping[str, Any]) -> Step:
     if status not in READ_STATUSES:
         raise Refused(f"read: status must be one of {', '.join(READ_STATUSES)}, got {status!r}")
     raw_dice = event.get("dice") or []
+    if not isinstance(raw_dice, (list, tuple)):
+        raise Refused(f"read: dice must be a list, got {raw_dice!r}")
     if status == "no_read":
         # What the camera half-saw is kept as the hand entry's starting point only when it is a whole
         # roll; a wrong count (dice stacked, a hand in view) is no suggestion at all.

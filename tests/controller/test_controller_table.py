@@ -127,6 +127,8 @@ def test_bang_dealer_roll_then_shooter_roll_then_next_shooter():
         ([LOCK], read("ok", [3, 4, 5])),                          # wrong number of dice
         ([LOCK], read("sure", [3, 4])),
         ([LOCK], {"event": "manual", "dice": [0, 7]}),
+        ([LOCK], {"event": "read", "status": "no_read", "dice": 3}),
+        ([LOCK], {"event": "read", "status": "no_read", "dice": "34"}),
         ([], {"event": "shuffle"}),
         ([], bet("Z", "pass", 500)),                              # the rules engine refuses
         ([], bet("A", "pass", 50_000)),
@@ -139,6 +141,7 @@ def test_wrong_moment_inputs_are_refused_and_change_nothing(prefix, event):
     assert not result.accepted and result.state == state
     (rejected,) = result.effects
     assert rejected["event"] == "rejected" and rejected["reason"]
+    assert "internal error" not in rejected["reason"]  # refused by a rule, not by a fault the catch-all hid
 
 
 def _session():
