@@ -27,11 +27,11 @@ usermod -a -G gpio,video,dialout dicetable
 install -d -m 0755 /etc/dicetable
 if [ ! -e /etc/dicetable/dicetable.toml ]; then
     # The example runs on the stand-ins; at a table: the state directory of the unit, the Pi's GPIO,
-    # the Pi camera and the display on the Pico's USB serial port.
+    # the Pi camera and the display on the Pi's UART (GPIO14/15, /dev/serial0), where the firmware listens.
     sed -e 's|^state_dir = .*|state_dir = "/var/lib/dicetable"|' \
         -e 's|^pin_factory = .*|pin_factory = "lgpio"|' \
         -e 's|^source = "scenes"|source = "picamera2"|' \
-        -e 's|^port = "sim"|port = "/dev/ttyACM0"|' \
+        -e 's|^port = "sim"|port = "/dev/serial0"|' \
         "$HERE/docs/example.toml" > /etc/dicetable/dicetable.toml
     chmod 0644 /etc/dicetable/dicetable.toml
     echo "install.sh: wrote /etc/dicetable/dicetable.toml; edit it for this table (README, Configuration)"

@@ -41,6 +41,8 @@ def test_unit_has_the_required_settings():
             settings[key] = value
     assert settings["Type"] == "notify" and settings["WatchdogSec"] and settings["NotifyAccess"] == "main"
     assert settings["Restart"] == "on-failure"
+    # safe_exit ends on SIGTERM with 128 + 15: `systemctl stop` must not leave the unit failed
+    assert settings["SuccessExitStatus"].split() == ["143"]
     assert "hardware.gpio.force_off" in settings["ExecStopPost"]
     assert settings["NoNewPrivileges"] == "yes" and settings["ProtectSystem"] == "strict"
     assert settings["StateDirectory"] == "dicetable" and settings["ProtectHome"] == "yes"
