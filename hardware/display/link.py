@@ -148,6 +148,7 @@ class DisplayLink:
         self._last_ack_at: float | None = None
         self._connected = False
         self._last_error: str | None = None
+        self._logged_kinds: set[str] = set()  # fault kinds said since the last reply (see _fault)
         self._faults: dict[str, int] = {}
         self._firmware_version: str | None = None
         # Only the thread touches these:
@@ -236,10 +237,12 @@ class DisplayLink:
 
     def _fault(self, kind: str, message: str) -> None:
         with self._cond:
-            repeated = message == self._last_error
+            repeated = kind in self._logged_kinds
+            self._logged_kinds.add(kind)
             self._faults[kind] = self._faults.get(kind, 0) + 1
             self._last_error = message
-        # An unplugged display fails to open every second: say it once.
+        # An unplugged or silent display fails every second or so, with messages that differ (the
+        # try number): each kind of fault is said once per outage, then only counted (``faults``).
         log.log(logging.DEBUG if repeated else logging.WARNING, "display link %s: %s", self.port, message)
 
     def _set_connected(self, connected: bool) -> None:
@@ -380,6 +383,9 @@ class DisplayLink:
         except ValueError:
             self._device_tag = None  # unknown: the state will be sent again
         with self._cond:
+            if self._logged_kinds:
+                log.info("display link %s: answering again", self.port)
+                self._logged_kinds.clear()
             self._last_ack_at = now
             if (
                 self._device_tag is not None

@@ -102,6 +102,24 @@ def test_a_display_that_never_answers(stand_in, make_link, eventually):
     assert eventually(lambda: link.health().healthy)
 
 
+def test_a_silent_display_is_reported_once_per_kind_of_fault_until_it_answers(stand_in, make_link, eventually,
+                                                                               caplog):
+    caplog.set_level("DEBUG", logger="hardware.display.link")
+    stand_in.muted = True
+    link = make_link(stand_in.port)
+    link.show(ROLL)
+    eventually(lambda: link.health().faults.get("no_answer", 0) >= 3)
+    warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert sum("no reply" in m for m in warned) == 1 and sum("does not answer" in m for m in warned) == 1
+    assert link.health().faults["timeout"] >= 3  # still counted
+    stand_in.muted = False
+    assert eventually(lambda: link.health().healthy)
+    assert any("answering again" in r.getMessage() for r in caplog.records)
+    caplog.clear()
+    stand_in.muted = True  # a new outage is said again
+    eventually(lambda: any(r.levelname == "WARNING" and "no reply" in r.getMessage() for r in caplog.records))
+
+
 def test_a_display_that_reboots_gets_the_state_again(stand_in, make_link, eventually):
     link = make_link(stand_in.port)
     link.show(ROLL)
