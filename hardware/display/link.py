@@ -149,6 +149,7 @@ class DisplayLink:
         self._connected = False
         self._last_error: str | None = None
         self._logged_kinds: set[str] = set()  # fault kinds said since the last reply (see _fault)
+        self._resend_after = 0.0  # after a reply not understood, the state waits until then
         self._faults: dict[str, int] = {}
         self._firmware_version: str | None = None
         # Only the thread touches these:
@@ -301,6 +302,7 @@ class DisplayLink:
                 desired, payload, tag = self._desired, self._desired_payload, self._desired_tag
             needs_state = (
                 desired is not None and self._device_tag != tag and payload != self._rejected_payload
+                and self._clock() >= self._resend_after
             )
             if needs_state:
                 reply = self._transact(messages.STATE, payload)
@@ -380,10 +382,16 @@ class DisplayLink:
         self._last_exchange = now
         try:
             _status, self._device_tag = messages.parse_ack(reply.payload)
-        except ValueError:
-            self._device_tag = None  # unknown: the state will be sent again
+            understood = True
+        except ValueError as exc:
+            # Unknown: the state will be sent again, but not before the next heartbeat, or a
+            # display that always answers so would be sent the state as fast as the line goes.
+            self._device_tag = None
+            self._resend_after = now + self.timing.heartbeat_interval
+            self._fault("bad_reply", f"reply to message {reply.seq} not understood: {exc}")
+            understood = False
         with self._cond:
-            if self._logged_kinds:
+            if understood and self._logged_kinds:
                 log.info("display link %s: answering again", self.port)
                 self._logged_kinds.clear()
             self._last_ack_at = now

@@ -104,3 +104,30 @@ def test_stale_and_duplicated_replies_are_ignored(scripted_factory, fast_timing,
         health = link.health()
     assert health.fault_count == 0 and health.in_sync
     assert _kinds(factory.opened[0]).count(messages.STATE) == 1
+
+
+def test_a_reply_not_understood_is_counted_and_the_state_is_not_sent_again_at_once(
+    scripted_factory, fast_timing, eventually
+):
+    """A display that answers STATE with a short ACK (other firmware speaking the same protocol
+    number) once was sent the state as fast as the line could carry it."""
+    device = Device()
+
+    def short_acks(data: bytes) -> bytes:
+        out = b""
+        for frame in Decoder().feed(data):
+            if frame.kind == messages.STATE:
+                out += encode(frame.seq, messages.ACK, b"\x00")  # a valid frame, a payload too short
+            else:
+                out += device.receive(encode(frame.seq, frame.kind, frame.payload), 0)
+        return out
+
+    factory = scripted_factory(short_acks)
+    with DisplayLink("scripted", timing=fast_timing, serial_factory=factory) as link:
+        link.show(ROLL)
+        eventually(lambda: link.health().faults.get("bad_reply", 0) >= 1)
+        time.sleep(0.5)
+        health = link.health()
+    sent = sum(_kinds(port).count(messages.STATE) for port in factory.opened)
+    assert 1 <= sent <= 0.5 / fast_timing.heartbeat_interval + 3  # paced by the heartbeat, not the line
+    assert "not understood" in health.last_error and not health.in_sync
