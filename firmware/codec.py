@@ -95,6 +95,15 @@ class Decoder:
         """How many bytes wait for the rest of a frame."""
         return len(self._buf)
 
+    def resync(self):
+        """Give up the partial frame: drop the sync byte it began with, so the next ``feed``
+        scans what followed it again. A noise byte that looked like a frame start, with a
+        length byte after it, would otherwise hold every real frame back until that many
+        bytes had come."""
+        if self._buf:
+            self.bad_frames += 1
+            self._discard(1)
+
     def feed(self, data):
         """Add received bytes; return the list of frames completed by them."""
         if data:

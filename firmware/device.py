@@ -17,6 +17,9 @@ from firmware.codec import Decoder, encode
 
 FIRMWARE_VERSION = (1, 0, 0)
 LINK_TIMEOUT_MS = 3000
+#: A partial frame older than this is given up (``Decoder.resync``). The longest frame takes
+#: about 11 ms at 115200 baud, and the host sends again within its reply timeout.
+PARTIAL_FRAME_MS = 50
 
 
 class Device:
@@ -28,6 +31,7 @@ class Device:
         self._state = None
         self._tag = None
         self._last_heard = None
+        self._partial_since = None  # when the bytes waiting in the decoder began to wait
         self.frames_ok = 0
         self.rejected = 0
 
@@ -55,11 +59,19 @@ class Device:
     def receive(self, data, now_ms):
         """Consume bytes from the host; return the reply bytes to send."""
         self._expire(now_ms)
+        stale = self._partial_since is not None and now_ms - self._partial_since > PARTIAL_FRAME_MS
+        if stale:
+            self._decoder.resync()
         out = b""
-        for frame in self._decoder.feed(data):
+        frames = self._decoder.feed(data)
+        for frame in frames:
             self._last_heard = now_ms
             self.frames_ok += 1
             out += self._answer(frame)
+        if not self._decoder.pending():
+            self._partial_since = None
+        elif frames or stale or self._partial_since is None:
+            self._partial_since = now_ms  # what waits now began to wait now
         return out
 
     def _answer(self, frame):

@@ -10,7 +10,7 @@ format specs, no ``__future__``.
 from firmware import codec, font, layout, messages
 from firmware.app import DisplayApp
 from firmware.codec import Decoder, Frame, crc16, encode
-from firmware.device import FIRMWARE_VERSION, Device
+from firmware.device import FIRMWARE_VERSION, PARTIAL_FRAME_MS, Device
 from firmware.main import TicksClock
 from firmware.max7219 import REG_DECODE_MODE, REG_SCAN_LIMIT, REG_SHUTDOWN, Max7219Chain
 from firmware.messages import DisplayState
@@ -245,6 +245,22 @@ def test_a_bad_payload_is_refused_and_the_picture_kept():
     assert messages.parse_ack(ack.payload)[0] == messages.UNKNOWN_TYPE
     assert device.current(7) == POINT_6
     assert device.rejected == 2
+
+
+def test_noise_that_looks_like_a_frame_start_holds_frames_back_only_briefly():
+    # A sync byte and a length of 120 from noise on the line: the decoder waits for 126 bytes.
+    device = Device()
+    assert device.receive(bytes([codec.SYNC, 120]) + encode(1, messages.PING, b""), 0) == b""
+    late = _replies(device.receive(encode(2, messages.PING, b""), PARTIAL_FRAME_MS // 2))
+    assert late == []  # a partial frame may still be arriving
+    replies = _replies(device.receive(encode(3, messages.PING, b""), PARTIAL_FRAME_MS + 10))
+    assert [r.seq for r in replies] == [1, 2, 3]  # given up: the real frames behind it are read
+    assert device.bad_frames >= 1
+    # a frame that takes its time to arrive, within the limit, is read whole
+    wire = encode(4, messages.PING, b"")
+    assert device.receive(wire[:3], 1000) == b""
+    [reply] = _replies(device.receive(wire[3:], 1000 + PARTIAL_FRAME_MS - 1))
+    assert reply.seq == 4
 
 
 def test_silence_forgets_the_state_so_it_is_never_shown_stale():

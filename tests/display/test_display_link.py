@@ -162,4 +162,3 @@ def test_a_second_program_on_the_same_display_is_refused(stand_in, make_link, ev
     health = eventually(lambda: second.health().faults.get("open_failed") and second.health())
     assert "lock" in health.last_error and not health.connected
     assert first.health().healthy and stand_in.shown() == ROLL
-
