@@ -150,6 +150,7 @@ class DisplayLink:
         self._last_error: str | None = None
         self._logged_kinds: set[str] = set()  # fault kinds said since the last reply (see _fault)
         self._resend_after = 0.0  # after a reply not understood, the state waits until then
+        self._confirmed_payload: bytes | None = None  # the last state the display accepted from us
         self._faults: dict[str, int] = {}
         self._firmware_version: str | None = None
         # Only the thread touches these:
@@ -301,7 +302,9 @@ class DisplayLink:
             with self._cond:
                 desired, payload, tag = self._desired, self._desired_payload, self._desired_tag
             needs_state = (
-                desired is not None and self._device_tag != tag and payload != self._rejected_payload
+                desired is not None
+                and (self._device_tag != tag or payload != self._confirmed_payload)
+                and payload != self._rejected_payload
                 and self._clock() >= self._resend_after
             )
             if needs_state:
@@ -349,6 +352,10 @@ class DisplayLink:
     def _check_state_reply(self, desired: DisplayState, payload: bytes, reply: Frame) -> None:
         status = reply.payload[0] if reply.payload else messages.BAD_PAYLOAD
         if status == messages.OK:
+            with self._cond:
+                self._confirmed_payload = payload
+                self._note_shown(self._clock())
+                self._cond.notify_all()
             return
         # The display refused this state (a host/firmware mismatch); sending
         # it again would only repeat the refusal until the state changes.
@@ -395,14 +402,21 @@ class DisplayLink:
                 log.info("display link %s: answering again", self.port)
                 self._logged_kinds.clear()
             self._last_ack_at = now
-            if (
-                self._device_tag is not None
-                and self._device_tag == self._desired_tag
-                and self._acked != self._desired
-            ):
-                self._acked = self._desired
-                self._acked_at = now
+            self._note_shown(now)
             self._cond.notify_all()
+
+    def _note_shown(self, now: float) -> None:
+        """Call with ``_cond`` held. The desired state is shown when the display reports its tag
+        *and* accepted that very state from us: a 16-bit tag alone cannot tell two states apart
+        (one picture change in some 48,000 keeps the tag)."""
+        if (
+            self._device_tag is not None
+            and self._device_tag == self._desired_tag
+            and self._confirmed_payload == self._desired_payload
+            and self._acked != self._desired
+        ):
+            self._acked = self._desired
+            self._acked_at = now
 
     def _write(self, frame: bytes) -> None:
         try:

@@ -162,3 +162,14 @@ def test_a_second_program_on_the_same_display_is_refused(stand_in, make_link, ev
     health = eventually(lambda: second.health().faults.get("open_failed") and second.health())
     assert "lock" in health.last_error and not health.connected
     assert first.health().healthy and stand_in.shown() == ROLL
+
+
+def test_a_new_state_is_sent_even_when_its_tag_equals_the_shown_one(stand_in, make_link, eventually, monkeypatch):
+    """The tag is 16 bits: some picture changes keep it. Such a change must still reach the digits."""
+    monkeypatch.setattr(DisplayState, "tag", lambda self: 0x1234)  # every state collides
+    link = make_link(stand_in.port)
+    link.show(ROLL)
+    assert link.wait_acked(ROLL, 2.0) is not None
+    link.show(NEXT)
+    eventually(lambda: stand_in.shown() == NEXT)
+    assert link.wait_acked(NEXT, 2.0) is not None and link.health().in_sync
