@@ -46,11 +46,15 @@ class Debouncer:
         return self._candidate_since + self._settle_s
 
     def sample(self, t: float, level: bool) -> bool | None:
-        """Record the raw ``level`` at time ``t``; return the new debounced level if it changed now."""
+        """Record the raw ``level`` at time ``t``; return the new debounced level if it changed now.
+
+        A change that had already held ``settle_s`` before this edge is accepted first, even if
+        nobody polled in between (a late poll must not lose a press)."""
+        settled = self.poll(t)
         if level != self._candidate:
             self._candidate = level
             self._candidate_since = t
-        return self.poll(t)
+        return settled if settled is not None else self.poll(t)
 
     def poll(self, t: float) -> bool | None:
         """Return the new debounced level if a pending change has held long enough by ``t``.
@@ -144,13 +148,24 @@ class ButtonLogic:
 
     def sample(self, t: float, pressed: bool) -> list[Press]:
         """Record the raw state of the button (True = pushed) seen at ``t``."""
-        found = self._classifier.poll(t)
+        found = self.poll(t)  # what had come due before this edge, however late the last poll was
         return found + self._after_debounce(self._debouncer.sample(t, pressed))
 
     def poll(self, t: float) -> list[Press]:
-        """Advance the logic to time ``t`` with no new sample."""
-        found = self._after_debounce(self._debouncer.poll(t))
-        return found + self._classifier.poll(t)
+        """Advance the logic to time ``t`` with no new sample, taking what came due in the
+        order it came due: a release that settled before the hold time ends a short press,
+        even when this poll comes after the hold time."""
+        found: list[Press] = []
+        while True:
+            due = [(d, order) for order, d in enumerate((self._debouncer.deadline, self._classifier.deadline))
+                   if d is not None and d <= t]
+            if not due:
+                return found
+            when, order = min(due)
+            if order == 0:
+                found += self._after_debounce(self._debouncer.poll(when))
+            else:
+                found += self._classifier.poll(when)
 
     def _after_debounce(self, change: bool | None) -> list[Press]:
         if change is None:

@@ -175,3 +175,27 @@ def test_every_bouncy_press_counts_exactly_once(presses):
     for got, (_, held) in zip(found, presses, strict=True):
         if abs(held - threshold) > 1e-6:  # float rounding decides a tie, either answer is right
             assert got is (Press.LONG if held > threshold else Press.SHORT)
+
+
+def test_a_release_that_settled_before_the_next_edge_counts_though_nobody_polled():
+    # The button thread woke late: the 100 ms push's release had settled when the next sample came.
+    debouncer = Debouncer(0.03)
+    assert debouncer.sample(1.000, True) is None
+    assert debouncer.sample(1.100, False) is True  # the press, settled at 1.03
+    assert debouncer.changed_at == pytest.approx(1.03)
+    assert debouncer.poll(5.0) is False and debouncer.changed_at == pytest.approx(1.13)
+
+
+def test_a_short_push_is_not_lost_when_the_poll_comes_late():
+    lock = ButtonLogic(0.03, 1.5, has_long=False)
+    found = lock.sample(0.000, True) + lock.sample(0.100, False) + lock.poll(1.0)
+    assert found == [Press.SHORT]
+
+
+def test_a_release_before_the_hold_time_is_short_even_when_polled_after_it():
+    confirm = ButtonLogic(0.03, 1.5, has_long=True)
+    found = confirm.sample(0.0, True) + confirm.poll(0.03)
+    found += confirm.sample(1.40, False)  # settles at 1.43, before the hold time ends at 1.53
+    found += confirm.sample(1.60, True)   # the next push; nobody polled since 1.40
+    assert found == [Press.SHORT]
+    assert confirm.poll(1.70) == [] and confirm.pressed  # the next push goes on from here
