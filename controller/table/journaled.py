@@ -50,7 +50,8 @@ def _journalable(event: Any) -> dict[str, Any]:
         canonical_json(journaled).encode("utf-8")
         return journaled
     except (TypeError, ValueError, UnicodeError, RecursionError):
-        return {"event": "malformed", "line": repr(dict(event))[:200].encode("utf-8", "backslashreplace").decode("utf-8")}
+        printable = repr(dict(event))[:200].encode("utf-8", "backslashreplace").decode("utf-8")
+        return {"event": "malformed", "line": printable}
 
 
 def _comparable(effect: dict[str, Any]) -> str:

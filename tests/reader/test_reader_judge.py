@@ -182,7 +182,8 @@ def test_more_dice_than_thrown_is_no_read():
     assert read.reason == "found 3 dice, expected 2"
 
 
-@pytest.mark.parametrize("cx, cy", [(10, 200), (630, 200), (300, 10), (300, 470)], ids=["left", "right", "top", "bottom"])
+@pytest.mark.parametrize("cx, cy", [(10, 200), (630, 200), (300, 10), (300, 470)],
+                         ids=["left", "right", "top", "bottom"])
 def test_a_die_cut_by_any_edge_is_no_read(cx, cy):
     read = judge([sure(3, cx, cy), sure(5, 320, 240)], expect=2, frame_shape=FRAME)
     assert read.status == ReadStatus.NO_READ
