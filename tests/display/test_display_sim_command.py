@@ -28,6 +28,9 @@ def test_display_sim_answers_the_link_and_draws_the_digits(tmp_path, fast_timing
     port = tmp_path / "display"
     process = subprocess.Popen(
         [sys.executable, "-m", "controller.cli", "display-sim", "--port", str(port), "--plain", "--duration", "30"],
+        # Ctrl-C as a user at a terminal sends it: a test run started in the background by a shell
+        # (`make test &`) inherits SIGINT ignored, and would pass that on to the program.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
