@@ -23,6 +23,7 @@ from pathlib import Path
 from hardware.gpio.devices import build_devices
 from hardware.gpio.events import ButtonEvent
 from hardware.gpio.lights import LightsState
+from hardware.gpio.safe_exit import exit_on_signals
 from hardware.gpio.pinmap import GpioConfigError, GpioSettings, PinMap
 
 LAMPS = (
@@ -92,4 +93,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    # Ended by `kill` or a closed terminal during its spin, the check must not leave the cage
+    # running (Ctrl-C already ends through the `finally` that closes the devices).
+    exit_on_signals()
     raise SystemExit(main())

@@ -25,3 +25,30 @@ def test_a_bad_key_is_named_and_nothing_is_driven(tmp_path, capsys):
 def test_a_missing_file_is_reported(tmp_path, capsys):
     assert main([str(tmp_path / "nope.toml"), "--mock"]) == 2
     assert "nope.toml" in capsys.readouterr().err
+
+
+def test_killed_during_its_spin_it_switches_the_outputs_off_and_ends(tmp_path):
+    """Run as the installer runs it; SIGTERM must go through safe_exit (status 143), not kill it outright."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    config = tmp_path / "table.toml"
+    config.write_text("[gpio]\ncage_max_run_s = 60\n")
+    root = Path(__file__).resolve().parents[2]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "hardware.gpio.wiring_check", str(config), "--mock", "--lamp", "0", "--spin", "30"],
+        cwd=root, stdout=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 20
+        line = ""
+        while "cage motor on" not in line and time.monotonic() < deadline:
+            line = process.stdout.readline()
+        assert "cage motor on" in line
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=10) == 128 + signal.SIGTERM
+    finally:
+        process.kill()
+        process.wait()
