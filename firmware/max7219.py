@@ -50,14 +50,28 @@ class Max7219Chain:
 
     def init(self):
         """Put every module in a known state: no test, raw segments, blank, on."""
-        self._all(REG_DISPLAY_TEST, 0)
-        self._all(REG_DECODE_MODE, 0)
-        self._all(REG_SCAN_LIMIT, DIGITS - 1)
-        self._all(REG_INTENSITY, self._intensity)
+        self._configure()
         for digit in range(DIGITS):
             self._all(REG_DIGIT0 + digit, 0)
         self._all(REG_SHUTDOWN, 1)
         self._shown = None
+
+    def refresh(self):
+        """Write every register again as it should be: the configuration, then the digits
+        shown. Noise on the wires to the modules (the cage motor is near) can flip a register,
+        leaving a module dark, in test mode or scanning fewer digits, and ``show`` alone
+        writes only when the picture changes."""
+        self._configure()
+        self._all(REG_SHUTDOWN, 1)
+        shown, self._shown = self._shown, None
+        if shown is not None:
+            self.show(shown)
+
+    def _configure(self):
+        self._all(REG_DISPLAY_TEST, 0)
+        self._all(REG_DECODE_MODE, 0)
+        self._all(REG_SCAN_LIMIT, DIGITS - 1)
+        self._all(REG_INTENSITY, self._intensity)
 
     def show(self, rows):
         """Draw one text row per module (see firmware.font.render for dots).

@@ -8,7 +8,7 @@ format specs, no ``__future__``.
 """
 
 from firmware import codec, font, layout, messages
-from firmware.app import DisplayApp
+from firmware.app import REFRESH_MS, DisplayApp
 from firmware.codec import Decoder, Frame, crc16, encode
 from firmware.device import FIRMWARE_VERSION, PARTIAL_FRAME_MS, Device
 from firmware.main import TicksClock
@@ -290,6 +290,19 @@ def _app(timeout_ms=3000):
     panel = Max7219Chain(chain.spi, chain.cs, modules=3)
     panel.init()
     return uart, chain, DisplayApp(uart, panel, Device(timeout_ms))
+
+
+def test_registers_flipped_by_noise_are_written_again_within_the_refresh_period():
+    uart, chain, app = _app()
+    app.poll(0)
+    picture = chain.text()
+    chain.modules[1].registers[REG_SHUTDOWN] = 0  # a module shut down by a spike on the wires
+    chain.modules[2].registers[REG_SCAN_LIMIT] = 2
+    app.poll(REFRESH_MS // 2)
+    assert chain.text() != picture  # the picture did not change: show() alone writes nothing
+    app.poll(REFRESH_MS)
+    assert chain.text() == picture
+    assert all(m.registers[REG_SCAN_LIMIT] == 7 and m.registers[REG_SHUTDOWN] == 1 for m in chain.modules)
 
 
 def test_the_app_shows_no_link_until_the_host_speaks():
