@@ -38,7 +38,7 @@ def test_the_latest_of_many_updates_wins(stand_in, make_link, eventually):
 def test_heartbeats_keep_the_display_linked_while_nothing_changes(stand_in, make_link, eventually):
     link = make_link(stand_in.port)
     link.show(ROLL)
-    link.wait_acked(ROLL, 5.0)
+    assert link.wait_acked(ROLL, 5.0) is not None
     frames = stand_in.app.device.frames_ok
     # Three display timeouts with no new state: only heartbeats keep it up.
     for _ in range(3):
@@ -73,7 +73,7 @@ def test_corrupted_dropped_and_duplicated_frames_still_end_in_the_right_state(ma
 def test_cable_pulled_then_put_back(stand_in, make_link, eventually):
     link = make_link(stand_in.port)
     link.show(ROLL)
-    link.wait_acked(ROLL, 5.0)
+    assert link.wait_acked(ROLL, 5.0) is not None
     stand_in.unplug()
     link.show(NEXT)  # the result changes while the cable is out
     health = eventually(lambda: not link.health().connected and link.health())
@@ -123,7 +123,7 @@ def test_a_silent_display_is_reported_once_per_kind_of_fault_until_it_answers(st
 def test_a_display_that_reboots_gets_the_state_again(stand_in, make_link, eventually):
     link = make_link(stand_in.port)
     link.show(ROLL)
-    link.wait_acked(ROLL, 5.0)
+    assert link.wait_acked(ROLL, 5.0) is not None
     stand_in.reboot()
     assert stand_in.shown() is None
     eventually(lambda: stand_in.shown() == ROLL)  # the next heartbeat's ack told the host
@@ -132,7 +132,7 @@ def test_a_display_that_reboots_gets_the_state_again(stand_in, make_link, eventu
 def test_a_display_that_went_silent_too_long_forgets_and_is_refreshed(stand_in, make_link, eventually):
     link = make_link(stand_in.port)
     link.show(ROLL)
-    link.wait_acked(ROLL, 5.0)
+    assert link.wait_acked(ROLL, 5.0) is not None
     stand_in.muted = True
     eventually(lambda: stand_in.shown() is None)  # no-link pattern, not the old result
     stand_in.muted = False
@@ -148,7 +148,7 @@ def test_show_refuses_something_that_is_not_a_display_state(stand_in, make_link)
 def test_stop_closes_the_port_and_the_display_goes_to_no_link(stand_in, eventually):
     link = DisplayLink(stand_in.port).start()
     link.show(OPEN)
-    link.wait_acked(OPEN, 5.0)
+    assert link.wait_acked(OPEN, 5.0) is not None
     link.stop()
     assert not link.health().connected
     eventually(lambda: stand_in.shown() is None)
