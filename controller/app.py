@@ -23,8 +23,10 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 from controller.config import Config
+from controller.journal.chain import storable
 from controller.sdnotify import Notifier
-from controller.table import JournaledTable, Phase, Step, TableState, lights_for, motor_should_spin, view_for
+from controller.table import (JournaledTable, Phase, Step, TableState, lights_for, malformed_event, motor_should_spin,
+                              view_for)
 from hardware.display import DisplayLink, DisplayState
 from hardware.gpio import GpioDevices, build_devices
 
@@ -214,8 +216,8 @@ def read_events(stream: Any, inputs: "queue.Queue[Mapping[str, Any] | None]", *,
 
     A line that is not a JSON object is still an input: it goes in as ``{"event": "malformed", "line": ...}``,
     so the journal records it and the table refuses it with a reason, and nothing is lost. So does a
-    line the journal could not store as it is: bytes that are not UTF-8 (read them with
-    ``errors="surrogateescape"``), a ``\\ud800`` escape that names half a character, or nesting too
+    line the journal could not store as it is: bytes that are not UTF-8 (``open_events`` reads
+    them with ``errors="surrogateescape"``), a ``\\ud800`` escape that names half a character, or nesting too
     deep to parse; such a line would otherwise stop the table on every restart that reads it again.
     """
     count = 0
@@ -232,6 +234,17 @@ def read_events(stream: Any, inputs: "queue.Queue[Mapping[str, Any] | None]", *,
     return count
 
 
+def open_events(path: str) -> Any:
+    """A file of JSON event lines, or standard input for ``-``, read so that bytes that are not
+    UTF-8 reach ``parse_event_line`` (which refuses that line) instead of ending the stream."""
+    import io
+    import sys
+
+    if path == "-":
+        return io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="surrogateescape")
+    return open(path, encoding="utf-8", errors="surrogateescape")
+
+
 def parse_event_line(line: str) -> dict[str, Any]:
     """One line of the event stream as an input event, or as a ``malformed`` one that keeps a
     printable copy of the line."""
@@ -239,9 +252,6 @@ def parse_event_line(line: str) -> dict[str, Any]:
 
     try:
         event = json.loads(line)
-        json.dumps(event, ensure_ascii=False).encode("utf-8")  # what the journal will need to do
-    except (ValueError, RecursionError, UnicodeError):
+    except (ValueError, RecursionError):
         event = None
-    if isinstance(event, dict):
-        return event
-    return {"event": "malformed", "line": line[:200].encode("utf-8", "backslashreplace").decode("utf-8")}
+    return event if isinstance(event, dict) and storable(event) else malformed_event(line)

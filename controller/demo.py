@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import IO, Any, Mapping
 
 from controller.app import (DisplayHandle, TableController, button_event, cage_listener, display_state, open_devices,
-                            open_display)
+                            open_display, open_events, parse_event_line)
 from controller.camera import ReadPipeline
 from controller.config import Config
 from controller.journal import Journal, JournalError, verify
@@ -222,20 +222,12 @@ class DemoTable:
 def _extra_bets(path: str | None, game: str, default_game: str) -> list[dict[str, Any]]:
     if not path:
         return []
-    import sys
-
-    stream = sys.stdin if path == "-" else open(path, encoding="utf-8")
     bets = []
-    for line in stream:
+    for line in open_events(path):
         line = line.strip()
         if not line or line.startswith("#"):
             continue
-        try:
-            event = json.loads(line)
-        except ValueError:
-            event = {"event": "malformed", "line": line}
-        if not isinstance(event, dict):
-            event = {"event": "malformed", "line": line}
+        event = parse_event_line(line)
         if event.pop("game", default_game) == game:
             bets.append(event)
     return bets

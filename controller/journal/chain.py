@@ -20,6 +20,16 @@ def canonical_json(event: dict[str, Any]) -> str:
     return json.dumps(event, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+def storable(event: Any) -> bool:
+    """Whether the journal can keep ``event`` as it is: JSON can spell it (no value of another
+    type, no nesting too deep) and that spelling is UTF-8 (no half of a UTF-16 pair)."""
+    try:
+        canonical_json(event).encode("utf-8")
+    except (TypeError, ValueError, UnicodeError, RecursionError):
+        return False
+    return True
+
+
 def entry_hash(prev_hash: str, seq: int, ts: str, kind: str, event_json: str) -> str:
     """SHA-256 (hex) of one row, chained to its predecessor's hash."""
     material = "\n".join((prev_hash, str(seq), ts, kind, event_json)).encode("utf-8")

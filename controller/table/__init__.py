@@ -13,7 +13,7 @@ the cage motor should do (:mod:`controller.table.outputs`).
 - :func:`lights_for`, :func:`view_for`, :func:`motor_should_spin` -- outputs
   derived from the state, safe to redraw at any time.
 """
-from controller.table.flow import Phase, PendingRead, Step, TableState, new_table, step
+from controller.table.flow import Phase, PendingRead, Step, TableState, malformed_event, new_table, step
 from controller.table.journaled import JournaledTable, JournalMismatch
 from controller.table.outputs import TableView, expects_roll, lights_for, motor_should_spin, view_for
 
@@ -27,6 +27,7 @@ __all__ = [
     "TableView",
     "expects_roll",
     "lights_for",
+    "malformed_event",
     "motor_should_spin",
     "new_table",
     "step",

@@ -143,6 +143,12 @@ def step(state: TableState, event: Mapping[str, Any]) -> Step:
         return Step(state, (rules_port.rejection(BetRejected(reason, None), event),), accepted=False)
 
 
+def malformed_event(text: str) -> dict[str, Any]:
+    """The input that stands for something that is not a table event (a line that is not a JSON
+    object, an event the journal could not keep): refused, with a printable copy of the text."""
+    return {"event": "malformed", "line": text[:200].encode("utf-8", "backslashreplace").decode("utf-8")}
+
+
 def _step(state: TableState, event: Mapping[str, Any]) -> Step:
     if not isinstance(event, Mapping):
         raise Refused(f"an event is a JSON object, not {type(event).__name__}")

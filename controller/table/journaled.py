@@ -20,7 +20,7 @@ import logging
 from typing import Any, Callable, Mapping
 
 from controller.journal import EFFECT, INPUT, Journal, JournalError, verify
-from controller.journal.chain import canonical_json
+from controller.journal.chain import canonical_json, storable
 from controller.rules import TableConfig
 from controller.table import flow
 from controller.table.flow import Step, TableState
@@ -47,11 +47,9 @@ def _journalable(event: Any) -> dict[str, Any]:
         return {"event": None, "raw": repr(event)}
     try:
         journaled = _plain(dict(event))
-        canonical_json(journaled).encode("utf-8")
-        return journaled
-    except (TypeError, ValueError, UnicodeError, RecursionError):
-        printable = repr(dict(event))[:200].encode("utf-8", "backslashreplace").decode("utf-8")
-        return {"event": "malformed", "line": printable}
+    except (TypeError, ValueError, RecursionError):
+        return flow.malformed_event(repr(dict(event)))
+    return journaled if storable(journaled) else flow.malformed_event(repr(dict(event)))
 
 
 def _comparable(effect: dict[str, Any]) -> str:

@@ -13,7 +13,6 @@ scripted stream of events is played.
 from __future__ import annotations
 
 import argparse
-import io
 import sys
 
 NAME = "run"
@@ -51,9 +50,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     events = None
     if args.events:
-        # bytes that are not UTF-8 reach the parser (which refuses that line) instead of ending the stream
-        events = (io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="surrogateescape")
-                  if args.events == "-" else open(args.events, encoding="utf-8", errors="surrogateescape"))
+        from controller.app import open_events
+
+        events = open_events(args.events)
     if args.config is None and not args.events:
         from controller.demo import run_demo
 
