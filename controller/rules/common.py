@@ -10,7 +10,7 @@ from controller.rules.dice import FACES
 from controller.rules.events import Bet, Remove
 from controller.rules.kinds import BetKind, kind_of
 from controller.rules.layout import Layout, Wager, check_stake, find, put, without
-from controller.rules.money import Payout
+from controller.rules.money import Payout, dollars
 from controller.rules.records import BetRejected, Returned, Settlement
 
 SECTION = {"craps": "§4620.3", "hazard": "§4620.12", "bang": "§4620.15"}
@@ -44,10 +44,23 @@ def bet_kind(game: str, config: TableConfig, event: Bet | Remove) -> BetKind:
     return kind
 
 
+def check_amount(amount: int, config: TableConfig, what: str, rule: str) -> None:
+    """Refuse a stake that is not a positive whole number of the table's ``payout_unit``.
+
+    Wins are rounded down to that unit, so a stake off the unit would be paid
+    short even at even money ($5.10 in quarters wins $5.00); chips come in the
+    unit anyway, so such a stake is a mistyped bet, not one to settle.
+    """
+    if amount <= 0:
+        raise BetRejected(f"{what}: the amount must be a positive number of cents", rule)
+    if amount % config.payout_unit:
+        raise BetRejected(f"{what}: {dollars(amount)} is not a multiple of this table's payout unit of "
+                          f"{dollars(config.payout_unit)}", rule)
+
+
 def add_stake(layout: Layout, config: TableConfig, event: Bet, kind: BetKind) -> Layout:
     """Put the event's stake on its space (adding to a stake already there), within the limits."""
-    if event.amount <= 0:
-        raise BetRejected(f"{event.bet}: the amount must be a positive number of cents", kind.rule)
+    check_amount(event.amount, config, event.bet, kind.rule)
     there = find(layout, event.seat, event.bet, event.number)
     total = event.amount + (there.amount if there else 0)
     check_stake(total, config.min_bet, config.maximum(event.bet, event.number), _what(event.bet, event.number), kind.max_rule)

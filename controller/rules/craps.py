@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from controller.rules.common import Outcome, add_stake, bet_kind, check_dice, settle, take_down
+from controller.rules.common import Outcome, add_stake, bet_kind, check_amount, check_dice, settle, take_down
 from controller.rules.config import TableConfig
 from controller.rules.kinds import POINTS
 from controller.rules.dice import is_pair, total
@@ -111,8 +111,7 @@ def _bet(state: CrapsState, event: Bet) -> CrapsState:
         base = _odds_base(state, event.seat, event.number, event.on, with_odds=False)
         lay = base.bet in WRONG
         rule = ODDS_RULE[base.bet]
-        if event.amount <= 0:
-            raise BetRejected("odds: the amount must be a positive number of cents", rule)
+        check_amount(event.amount, config, "odds", rule)
         limit = config.max_odds(lay, event.number, base.amount)
         check_stake(base.odds + event.amount, 1, limit, f"{'lay' if lay else 'take'} odds on {base.bet} {event.number}", rule)
         return state.with_layout(put(state.layout, replace(base, odds=base.odds + event.amount)))

@@ -6,6 +6,7 @@ import tomllib
 import pytest
 
 from controller.rules import ConfigError, TableConfig
+from rules_helpers import bet, play, refused, roll
 
 
 def test_defaults_are_the_regulation():
@@ -62,12 +63,28 @@ def test_errors_name_the_key(data, key):
 
 
 def test_payout_unit_rounds_wins_down():
-    from rules_helpers import bet, play, roll
     config = TableConfig(payout_unit=25)
     _, effects = play("craps", [roll(2, 2), bet("A", "place", 600, 6), roll(3, 3)], config)
     assert effects[0]["paid"] == 600 + 700
     _, effects = play("craps", [roll(2, 2), bet("A", "place", 500, 6), roll(3, 3)], config)
     assert effects[0]["paid"] == 500 + 575  # 583.33 cents down to the quarter
+
+
+@pytest.mark.parametrize("game, setup, event", [
+    ("craps", [], {"bet": "pass"}),
+    ("craps", [roll(2, 2)], {"bet": "place", "number": 6}),
+    ("craps", [bet("A", "pass", 500), roll(2, 2)], {"bet": "odds", "number": 4}),
+    ("hazard", [], {"bet": "high"}),
+    ("bang", [], {"bet": "beat_dealer"}),
+])
+def test_a_stake_off_the_payout_unit_is_refused(game, setup, event):
+    """Rounding wins down to the unit would pay such a stake short even at even money."""
+    config = TableConfig(payout_unit=25)
+    state, _ = play(game, setup, config)
+    rejection = refused(state, {"event": "bet", "seat": "A", "amount": 310, **event})
+    assert "not a multiple of this table's payout unit of $0.25" in rejection.reason
+    state, _ = play(state, [{"event": "bet", "seat": "A", "amount": 300, **event}])
+    assert sum(w.amount + w.odds for w in state.layout) == (300 if event["bet"] != "odds" else 800)
 
 
 def test_a_config_built_directly_is_checked_too():
