@@ -4,6 +4,11 @@ The same session run without interruption is the reference: after all the
 kills and restarts the journal must hold exactly the same events (inputs and
 effects, in order), so the same settlements -- none twice, none lost -- and
 the recovered table must be the same state.
+
+Kills from outside land wherever the process happens to be, so whether one
+falls in the narrowest window (an input committed, its effects not yet) is
+luck. A second test makes the process kill itself in exactly that window,
+inside the effects' own transaction, every time.
 """
 from __future__ import annotations
 
@@ -94,6 +99,36 @@ def _command(config: Path, script: Path) -> list[str]:
             "--exit-at-end", "--resume"]
 
 
+# Runs the table like `python -m controller.cli`, but SIGKILLs itself in the
+# DICETABLE_TEST_KILL_AT-th batch of effect rows it writes: while the batch's last
+# row is being inserted, after its input was committed and before the batch's
+# transaction commits.
+KILLED_IN_EFFECTS = """
+import os, signal, sys
+from controller.journal import store
+from controller.cli import main
+
+at, batches, append_many = int(os.environ["DICETABLE_TEST_KILL_AT"]), [0], store.Journal.append_many
+
+def dying(self, events, kind=store.EFFECT):
+    events = list(events)
+    if kind == store.EFFECT:
+        batches[0] += 1
+        if batches[0] == at:
+            rows, clock = [0], self._clock
+            def clock_then_die():
+                rows[0] += 1
+                if rows[0] == len(events):
+                    os.kill(os.getpid(), signal.SIGKILL)
+                return clock()
+            self._clock = clock_then_die
+    return append_many(self, events, kind)
+
+store.Journal.append_many = dying
+sys.exit(main(sys.argv[1:]))
+"""
+
+
 def _rows(state_dir: Path) -> list[tuple[str, dict]]:
     with Journal.open(state_dir, readonly=True) as journal:
         assert verify(journal).ok
@@ -152,4 +187,32 @@ def test_sigkill_at_random_points_loses_nothing_and_settles_nothing_twice(tmp_pa
     assert crashed == reference
     settlements = [event for kind, event in crashed if kind == EFFECT and event["event"] == "settle"]
     assert settlements and len([e for k, e in crashed if k == EFFECT and e["event"] == "roll"]) == rolls
+    assert _final_state(config.parent / "state", game) == _final_state(ref_config.parent / "state", game)
+
+
+def test_sigkill_between_an_input_and_its_effects_is_completed_once(tmp_path):
+    game, kills = "craps", 8
+    events = scripted_session(game, rolls=25, seed=SEED + 1)
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    ref_config, ref_script = _setup(tmp_path / "reference", game, events)
+    subprocess.run(_command(ref_config, ref_script), capture_output=True, env=env, timeout=120, check=True)
+
+    config, script = _setup(tmp_path / "crashed", game, events)
+    command = _command(config, script)
+    rng = random.Random(SEED)
+    starts = []
+    for _ in range(kills):
+        # Batch 1 of a restart is the recovery completing the last kill's effects: die in a later one.
+        at = str(rng.randint(2, 6))
+        died = subprocess.run([sys.executable, "-c", KILLED_IN_EFFECTS, *command[3:]], capture_output=True,
+                              env={**env, "DICETABLE_TEST_KILL_AT": at}, timeout=120)
+        assert died.returncode == -signal.SIGKILL, died.stderr.decode()
+        starts.append(died.stdout.decode().splitlines()[0])
+    finished = subprocess.run(command, capture_output=True, env=env, timeout=120, check=True)
+    starts.append(finished.stdout.decode().splitlines()[0])
+
+    # Every start after a kill found an input without its effects, and wrote them.
+    assert all(", completed " in line for line in starts[1:]), starts
+    reference, crashed = _rows(ref_config.parent / "state"), _rows(config.parent / "state")
+    assert crashed == reference
     assert _final_state(config.parent / "state", game) == _final_state(ref_config.parent / "state", game)
