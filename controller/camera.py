@@ -171,6 +171,10 @@ class CameraThread:
             except EndOfStream:
                 log.warning("camera: the recording has ended; no more rolls will be read")
                 return
+            except Exception:  # noqa: BLE001 - a fault of ours must not end the camera for good
+                log.exception("camera: reading a frame failed")
+                time.sleep(0.5)
+                continue
             try:
                 event = self.pipeline.feed(frame)
             except Exception:  # noqa: BLE001 - one bad frame must not stop the camera

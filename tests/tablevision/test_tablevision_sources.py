@@ -213,6 +213,28 @@ def test_retrying_source_never_blocks_longer_than_max_block(make_frame):
     assert src.health.failures == 1  # only one real attempt so far: the others were waits
 
 
+def test_retrying_source_keeps_retrying_through_an_outage_of_a_day(make_frame):
+    """The delay stays at its cap however many attempts fail (2.0 ** 1024 overflows a float)."""
+    clock = FakeClock()
+    back = {"after": 24 * 3600.0}
+
+    def opener():
+        if clock.now < back["after"]:
+            raise SourceUnavailable("no camera on /dev/video0")
+        return FlakyCamera([], make_frame(1))
+
+    src = RetryingSource(opener, backoff=Backoff(initial=0.5, factor=2, maximum=10), max_block_s=10,
+                         clock=clock, sleep=clock.sleep)
+    while True:
+        try:
+            frame = src.read()
+            break
+        except SourceUnavailable:
+            pass
+    assert src.health.state is HealthState.OK and frame.index == 0
+    assert len(clock.sleeps) > 5_000 and max(clock.sleeps) == 10
+
+
 def test_retrying_source_reopens_after_a_loss_and_keeps_counting(make_frame):
     clock = FakeClock()
     FlakyCamera.opened = 0

@@ -33,7 +33,10 @@ class Backoff:
     maximum: float = 10.0
 
     def delay(self, failures: int) -> float:
-        return min(self.maximum, self.initial * self.factor ** max(0, failures - 1))
+        try:
+            return min(self.maximum, self.initial * self.factor ** max(0, failures - 1))
+        except OverflowError:  # 2.0 ** 1024: a camera gone for hours is past the cap, not an error
+            return self.maximum
 
 
 class RetryingSource(FrameSource):
