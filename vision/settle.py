@@ -58,6 +58,22 @@ from vision.sources.base import Frame
 log = logging.getLogger("vision.settle")
 
 
+#: A row's brightness may differ from the whole picture's by this factor at most
+#: (flicker bands of a mains lamp are a few percent to about 15%) ...
+ROW_GAIN_LIMIT = 1.3
+#: ... and rows lit alike within this are left as they are (a grey level or two).
+ROW_GAIN_TOLERANCE = 0.01
+
+
+def _row_gains(a: np.ndarray, b: np.ndarray, weight: np.ndarray, fallback: np.ndarray | None = None) -> np.ndarray:
+    """Per row, the factor that brings ``b``'s brightness to ``a``'s, over the pixels ``weight``
+    keeps; 1 (or ``fallback``) where a row keeps too few of them to tell."""
+    num, den = np.einsum("ij,ij->i", a, weight), np.einsum("ij,ij->i", b, weight)
+    enough = (weight.sum(axis=1) >= 4) & (den > 0)
+    default = np.ones(len(a), np.float32) if fallback is None else fallback
+    return np.where(enough, num / np.maximum(den, 1e-6), default).astype(np.float32)
+
+
 @dataclass(frozen=True)
 class SettleConfig:
     """Thresholds; times in seconds at ``fps`` (see :meth:`frames`). Areas are in die areas.
@@ -82,7 +98,7 @@ class SettleConfig:
     reach_in_area: float = 2.5  # larger than this and crossing the area's edge: an arm, not dice
     die_size_px: float | None = None  # None: a twelfth of the frame's width
     adapt_rate: float = 0.05  # how fast the empty picture follows the lighting
-    follow_light: bool = True  # compare frames after evening out their overall brightness
+    follow_light: bool = True  # compare frames after evening out their brightness (overall, then row by row)
 
     def frames(self, seconds: float) -> int:
         """``seconds`` as a whole number of frames (at least one)."""
@@ -292,6 +308,7 @@ class SettleDetector:
             mask = np.ones(self._small_size[::-1], bool)
         self._mask = mask
         self._mask_u8 = mask.astype(np.uint8) * 255
+        self._mask_f = mask.astype(np.float32)
         # The rim of the landing area: its boundary with the rest of the frame, and the frame's edge.
         inside = np.pad(mask, 1).astype(np.uint8)
         self._edge = (cv2.erode(inside, np.ones((3, 3), np.uint8))[1:-1, 1:-1] == 0) & mask
@@ -316,15 +333,42 @@ class SettleDetector:
         if b.dtype != a.dtype:
             b = b.astype(a.dtype)
         if self.config.follow_light:
-            # Take out a change of overall brightness (lamp flicker, a USB camera's own
-            # exposure): it moves every pixel a little, a die moves a few pixels a lot.
-            ma, mb = cv2.mean(a, self._mask_u8), cv2.mean(b, self._mask_u8)
-            b = cv2.multiply(b, tuple(x / y if y > 1 else 1.0 for x, y in zip(ma, mb)))
+            b = self._light_matched(a, b, threshold)
         diff = cv2.absdiff(a, b)
         if diff.ndim == 3:
             blue, green, red = cv2.split(diff)  # numpy's max over a last axis of 3 is ten times slower
             diff = cv2.max(cv2.max(blue, green), red)
         return (diff > threshold) & self._mask
+
+    def _light_matched(self, a: np.ndarray, b: np.ndarray, threshold: int) -> np.ndarray:
+        """``b`` with the lighting of ``a``: a change of brightness moves every pixel a
+        little, a die moves a few pixels a lot, so the change is taken out first:
+        overall, per colour channel (a USB camera's own exposure, a lamp's colour),
+        then row by row where the rows are lit unevenly (:meth:`_row_light`)."""
+        ma, mb = cv2.mean(a, self._mask_u8), cv2.mean(b, self._mask_u8)
+        b = cv2.multiply(b, tuple(x / y if y > 1 else 1.0 for x, y in zip(ma, mb)))
+        rows = self._row_light(a, b, threshold)
+        if rows is None:
+            return b
+        scaled = b.astype(np.float32) * (rows[:, None, None] if b.ndim == 3 else rows[:, None])
+        return np.clip(scaled + 0.5, 0, 255).astype(b.dtype)
+
+    def _row_light(self, a: np.ndarray, b: np.ndarray, threshold: int) -> np.ndarray | None:
+        """Each row's gain from ``b`` to ``a``, or None when no row is off by ``ROW_GAIN_TOLERANCE``.
+
+        A lamp flickering at mains frequency, filmed by a rolling shutter, lights the
+        picture in horizontal bands that move from frame to frame. Each row's gain is
+        estimated twice, the second time without the pixels the first leaves far off
+        (a die, a hand), and kept within ``ROW_GAIN_LIMIT``, so a large object is not
+        explained away as light.
+        """
+        ga, gb = (cv2.cvtColor(x, cv2.COLOR_BGR2GRAY) if x.ndim == 3 else x for x in (a, b))
+        ga, gb = ga.astype(np.float32), gb.astype(np.float32)
+        gain = _row_gains(ga, gb, self._mask_f)
+        gain = _row_gains(ga, gb, self._mask_f * (np.abs(ga - gb * gain[:, None]) <= threshold), gain)
+        if np.abs(gain - 1.0).max() < ROW_GAIN_TOLERANCE:
+            return None
+        return np.clip(gain, 1.0 / ROW_GAIN_LIMIT, ROW_GAIN_LIMIT)
 
     def _count(self, a: np.ndarray, b: np.ndarray, threshold: int) -> int:
         return int(np.count_nonzero(self._changed(a, b, threshold)))

@@ -163,12 +163,16 @@ def test_disarmed_detector_hands_out_nothing():
 
 
 def test_frame_size_change_starts_over_without_failing():
+    """A camera reopened at another size: the detector learns the new empty table and reads the next roll."""
     rng = np.random.default_rng(3)
     small, big = felt(rng, (160, 120)), felt(rng, (320, 240))
+    roll_small = [with_die(small, 20 + 6 * k, 30 + 3 * k) for k in range(10)]
+    roll_big = [with_die(big, 40 + 9 * k, 60 + 4 * k) for k in range(10)]
     det = SettleDetector(SettleConfig(die_size_px=14))
-    for i, im in enumerate([small] * 5 + [big] * 5):
-        det.feed(Frame(im, i / 30, i))
-    assert det.state in ("armed", "waiting")
+    images = [small] * 10 + roll_small + [roll_small[-1]] * 10 + [big] * 10 + roll_big + [roll_big[-1]] * 10
+    events = [(i, e) for i, e in enumerate(det.feed(Frame(im, i / 30, i)) for i, im in enumerate(images)) if e]
+    assert [type(e) for _, e in events] == [Settled, Settled]
+    assert 20 <= events[0][0] < 30 and events[1][0] >= 30 + 10 + 10  # the second roll only once it lay still
 
 
 def test_plain_arrays_are_accepted_and_bad_modes_refused():
@@ -263,6 +267,28 @@ def test_flickering_light_is_not_motion():
     det = SettleDetector(SettleConfig(die_size_px=14))
     events = [e for e in map(det.feed, stream(flicker)) if e]
     assert [type(e) for e in events] == [Settled] and events[0].frame.index >= 20
+
+
+def banded(frame: Frame, depth: float, rows_per_band: float = 40.0) -> Frame:
+    """The frame lit by a lamp flickering at mains frequency, through a rolling shutter:
+    horizontal bands of brightness that move on from one frame to the next."""
+    h = frame.image.shape[0]
+    phase = frame.index * 0.37
+    gain = 1.0 + depth * np.sin(2 * np.pi * (np.arange(h) / rows_per_band + phase))
+    image = np.clip(frame.image.astype(np.float32) * gain[:, None, None], 0, 255).astype(np.uint8)
+    return Frame(image, frame.timestamp, frame.index, frame.meta)
+
+
+@pytest.mark.parametrize("name", ["roll", "hand_over_dice"])
+def test_flicker_in_moving_bands_is_not_motion(name):
+    sc, frames = filmed(name, 0)
+    cfg = SettleConfig(die_size_px=sc.table.die_size)
+    det = SettleDetector(cfg, landing_mask=sc.table.landing, empty=sc.table.background)
+    events = [e for e in (det.feed(banded(f, 0.12)) for f in frames) if e is not None]
+    assert [type(e) for e in events] == [Settled] * len(sc.rests)
+    for event, rest in zip(events, sc.rests):
+        assert not frames[event.frame.index].meta["moving"]
+        assert rest <= event.frame.index <= rest + cfg.frames(cfg.still_s) + 2
 
 
 def test_thresholds_may_be_given_in_frames():
