@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from vision.benchtool.labels import LabelError, LabelledDie, LabelledImage, load_folder, parse_values, parse_yolo
+from vision.benchtool.labels import (LabelError, LabelledDie, LabelledImage, face_of_class_name, load_folder, parse_values,
+                                     parse_yolo, yaml_names)
 from vision.benchtool.score import score
 from vision.benchtool.split import group_keys, select
 from vision.model import DiceRead, Die, ReadStatus
@@ -72,6 +73,54 @@ def test_load_folder_finds_sibling_label_folder(tmp_path):
     items = load_folder(tmp_path)
     assert [i.path.name for i in items] == ["a.jpg"]
     assert items[0].values == (3,)
+
+
+@pytest.mark.parametrize("name, face", [
+    ("1", 1), ("Six", 6), ("dice-3", 3), ("d6_three", 3), ("face 4", 4), ("red_2", 2),
+    ("dice", None), ("d6", None), ("0", None), ("7", None), ("12", None), ("two-3", None),
+])
+def test_a_class_name_names_one_face_or_none(name, face):
+    assert face_of_class_name(name) == face
+
+
+@pytest.mark.parametrize("text, names", [
+    ("train: ../train/images\nnc: 3\nnames: ['three', 'one', 'two']\n", ["three", "one", "two"]),
+    ("nc: 3\nnames:\n  - three  # the first class\n  - one\n  - two\nroboflow:\n  version: 1\n", ["three", "one", "two"]),
+    ("names:\n  0: '3'\n  1: '1'\n  2: '2'\nnc: 3\n", ["3", "1", "2"]),
+    ("names: {1: one, 0: three, 2: two}\n", ["three", "one", "two"]),
+    ("nc: 3\n", None),
+])
+def test_yaml_names_in_the_forms_dataset_files_use(text, names):
+    assert yaml_names(text) == names
+
+
+def _labelled_folder(tmp_path: Path, line: str) -> Path:
+    """A folder laid out as annotation tools export it: split/images, split/labels, names at the top."""
+    for sub in ("train/images", "train/labels"):
+        (tmp_path / sub).mkdir(parents=True)
+    (tmp_path / "train/images/a.jpg").write_bytes(b"x")
+    (tmp_path / "train/labels/a.txt").write_text(line)
+    return tmp_path
+
+
+def test_yolo_classes_follow_the_folders_own_class_names(tmp_path):
+    folder = _labelled_folder(tmp_path, "0 0.5 0.5 0.1 0.1\n2 0.2 0.2 0.1 0.1\n")
+    assert load_folder(folder)[0].values == (1, 3)  # no names: class c is face c + 1
+    (folder / "data.yaml").write_text("nc: 6\nnames: ['six', 'five', 'four', 'three', 'two', 'one']\n")
+    assert load_folder(folder)[0].values == (4, 6)
+    (folder / "train/labels/classes.txt").write_text("3\n2\n1\n")  # nearer the labels: it wins
+    assert load_folder(folder)[0].values == (1, 3)
+
+
+def test_class_names_that_name_no_face_are_refused_by_name(tmp_path):
+    folder = _labelled_folder(tmp_path, "0 0.5 0.5 0.1 0.1\n")
+    (folder / "data.yaml").write_text("names: ['dice', 'one']\n")
+    with pytest.raises(LabelError, match="class 0 'dice' names no die face"):
+        load_folder(folder)
+    (folder / "data.yaml").write_text("names: ['one', 'two']\n")
+    (folder / "train/labels/a.txt").write_text("2 0.5 0.5 0.1 0.1\n")
+    with pytest.raises(LabelError, match=r"class 2 is not a die face \(0..1\)"):
+        load_folder(folder)
 
 
 def test_manifest_marks_rolls_not_to_settle_also_for_yolo_scored_images(tmp_path):

@@ -3,9 +3,15 @@
 Two label formats are read, so a folder recorded at the table can be scored
 as easily as the public datasets:
 
-- YOLO text files (``class cx cy w h``, normalised 0..1, class ``c`` = face
-  ``c + 1``), either beside each image or in a sibling ``labels*/`` folder
-  (``images/x.jpg`` -> ``labels_yolo/x.txt``), as in ``../shared/datasets``;
+- YOLO text files (``class cx cy w h``, normalised 0..1), either beside each
+  image or in a sibling ``labels*/`` folder (``images/x.jpg`` ->
+  ``labels_yolo/x.txt``), as in ``../shared/datasets``. Class ``c`` is face
+  ``c + 1`` unless a list of class names says otherwise: ``classes.txt`` (or
+  darknet's ``obj.names``) beside the labels or in a folder above them, up to
+  the bench folder, or the ``names`` of a ``data.yaml`` there (as exported by
+  annotation tools). Each name must name one face (``"3"``, ``"Three"``,
+  ``"dice-3"``, ``"d6_three"``), in any order, so a folder labelled elsewhere
+  is scored by its own classes, not by a guess;
 - a ``manifest.csv`` at the top of the folder with the columns
   ``image,values`` where ``values`` lists the face values (``"3 5"``,
   ``"3;5"`` or ``"[3, 5]"``). Such labels have no positions, so the bench
@@ -61,8 +67,96 @@ class LabelError(ValueError):
     """A label file or manifest line that cannot be understood; names the file and line."""
 
 
-def parse_yolo(text: str, source: str = "<labels>") -> tuple[LabelledDie, ...]:
-    """Parse YOLO lines; class ``c`` means face value ``c + 1`` (both public datasets)."""
+#: Class ``c`` is face ``c + 1`` when no class names are given (both public datasets).
+DEFAULT_FACES = (1, 2, 3, 4, 5, 6)
+#: Files that list YOLO class names, one per line, in class order.
+CLASS_NAME_FILES = ("classes.txt", "obj.names")
+#: Files whose ``names`` key lists them (a YOLO dataset's description).
+DATASET_YAML_FILES = ("data.yaml", "dataset.yaml")
+_FACE_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+
+
+def face_of_class_name(name: str) -> int | None:
+    """The face a class name stands for (``"3"``, ``"Three"``, ``"dice-3"``,
+    ``"d6_three"``), or None when it names no face or more than one."""
+    low = re.sub(r"d6", " ", name.lower())  # the die's kind is not its face
+    faces = {int(d) for d in re.findall(r"(?<![0-9])[1-6](?![0-9])", low)}
+    faces |= {_FACE_WORDS[w] for w in re.findall(r"(?<![a-z])(one|two|three|four|five|six)(?![a-z])", low)}
+    if re.search(r"(?<![0-9])(0|[7-9]|[0-9]{2,})(?![0-9])", low):
+        return None
+    return faces.pop() if len(faces) == 1 else None
+
+
+def class_faces(names: list[str], source: str) -> tuple[int, ...]:
+    """The face of each class, in class order; a name that names no face is an error."""
+    faces = []
+    for c, name in enumerate(names):
+        face = face_of_class_name(name)
+        if face is None:
+            raise LabelError(f"{source}: class {c} {name!r} names no die face 1..6")
+        faces.append(face)
+    return tuple(faces)
+
+
+def yaml_names(text: str) -> list[str] | None:
+    """The ``names`` of a YOLO dataset's YAML description, in class order, or None.
+
+    Only the forms those files use: an inline list (``names: ['1', '2']``), a
+    block list (``- one``) or a block mapping (``0: one``). Reading one key
+    does not warrant a YAML library among the runtime dependencies. An inline
+    mapping (``names: {0: one, 1: two}``) is read too.
+    """
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        head = re.match(r"names\s*:\s*(.*?)\s*(#.*)?$", line)
+        if not head:
+            continue
+        rest = head.group(1)
+        if rest[:1] in ("[", "{"):
+            inline = " ".join([rest, *lines[i + 1:]])
+            close = "]" if rest[0] == "[" else "}"
+            inner = inline[1:inline.index(close)] if close in inline else inline[1:]
+            tokens = [t.strip() for t in inner.split(",") if t.strip()]
+            if close == "}":  # {0: one, 1: two}
+                pairs = dict(t.split(":", 1) for t in tokens if ":" in t)
+                tokens = [pairs[k] for k in sorted(pairs, key=lambda k: int(k.strip()) if k.strip().isdigit() else 0)]
+            return [t.strip().strip("'\"") for t in tokens]
+        items: dict[int, str] = {}
+        for follow in lines[i + 1:]:
+            item = re.sub(r"\s+#.*$", "", follow.strip())
+            if not item or item.startswith("#"):
+                continue
+            entry = re.match(r"(?:-\s*|(\d+)\s*:\s*)(.+)$", item) if follow[:1].isspace() or item.startswith("-") else None
+            if entry is None:
+                break
+            items[int(entry.group(1)) if entry.group(1) else len(items)] = entry.group(2).strip().strip("'\"")
+        return [items[k] for k in sorted(items)] or None
+    return None
+
+
+def faces_for(label: Path, root: Path) -> tuple[int, ...]:
+    """The faces of the classes used by the YOLO file ``label``: from the nearest
+    class-name list between its folder and ``root``, else ``DEFAULT_FACES``."""
+    folder = label.parent
+    while True:
+        for name in CLASS_NAME_FILES:
+            listing = folder / name
+            if listing.is_file():
+                names = [n.strip() for n in listing.read_text(errors="replace").splitlines() if n.strip()]
+                return class_faces(names, str(listing))
+        for name in DATASET_YAML_FILES:
+            described = folder / name
+            if described.is_file():
+                names = yaml_names(described.read_text(errors="replace"))
+                if names:
+                    return class_faces(names, str(described))
+        if folder == root or root not in folder.parents:
+            return DEFAULT_FACES
+        folder = folder.parent
+
+
+def parse_yolo(text: str, source: str = "<labels>", faces: tuple[int, ...] = DEFAULT_FACES) -> tuple[LabelledDie, ...]:
+    """Parse YOLO lines; class ``c`` means face ``faces[c]`` (``c + 1`` by default)."""
     dice = []
     for n, line in enumerate(text.splitlines(), 1):
         parts = line.split()
@@ -73,14 +167,14 @@ def parse_yolo(text: str, source: str = "<labels>") -> tuple[LabelledDie, ...]:
             cx, cy, w, h = (float(p) for p in parts[1:5])
         except (ValueError, TypeError) as exc:
             raise LabelError(f"{source}:{n}: not a YOLO line: {line!r}") from exc
-        if not 0 <= c <= 5:
-            raise LabelError(f"{source}:{n}: class {c} is not a die face (0..5)")
-        dice.append(LabelledDie(c + 1, cx, cy, w, h))
+        if not 0 <= c < len(faces):
+            raise LabelError(f"{source}:{n}: class {c} is not a die face (0..{len(faces) - 1})")
+        dice.append(LabelledDie(faces[c], cx, cy, w, h))
     return tuple(dice)
 
 
 def yolo_line(die: LabelledDie) -> str:
-    """One YOLO line for a die with a box, as ``parse_yolo`` reads it (class = face - 1)."""
+    """One YOLO line for a die with a box, as ``parse_yolo`` reads it with no class names (class = face - 1)."""
     return f"{die.value - 1} {die.cx:.6f} {die.cy:.6f} {die.w:.6f} {die.h:.6f}"
 
 
@@ -144,11 +238,15 @@ def load_folder(folder: str | Path) -> list[LabelledImage]:
 
 def _read_yolo(folder: Path) -> list[LabelledImage]:
     out = []
+    faces: dict[Path, tuple[int, ...]] = {}
     for path in sorted(folder.rglob("*")):
         if path.suffix.lower() not in IMAGE_SUFFIXES or not path.is_file():
             continue
         label = _yolo_file_for(path)
         if label is None:
             continue
-        out.append(LabelledImage(path, parse_yolo(label.read_text(errors="replace"), str(label)), True))
+        if label.parent not in faces:
+            faces[label.parent] = faces_for(label, folder)
+        text = label.read_text(errors="replace")
+        out.append(LabelledImage(path, parse_yolo(text, str(label), faces[label.parent]), True))
     return out
