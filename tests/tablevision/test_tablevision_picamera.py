@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import sys
+import threading
 import types
 
 import numpy as np
@@ -17,6 +18,8 @@ class FakeRequest:
 
     def make_array(self, name: str) -> np.ndarray:
         assert name == "main"
+        if self.cam.fail_array:
+            raise ValueError("buffer of unexpected size")
         return self.cam.image.copy()
 
     def get_metadata(self) -> dict:
@@ -27,17 +30,24 @@ class FakeRequest:
 
 
 class FakePicamera2:
-    """Just enough of Picamera2 to record how the source drives it."""
+    """Just enough of Picamera2 to record how the source drives it.
 
+    As in Picamera2, a capture that times out leaves its job queued: ``stop()`` waits behind it (here
+    for ``STOP_WAIT_S``, then fails instead of hanging the test) until ``cancel_all_and_flush()``.
+    """
+
+    STOP_WAIT_S = 0.5
     instances: list["FakePicamera2"] = []
     flush_supported = True
     fail_capture = False
+    fail_array = False
 
     def __init__(self, camera_num: int = 0) -> None:
         self.camera_num = camera_num
         self.calls: list = []
         self.controls: list[dict] = []
         self.requests: list[FakeRequest] = []
+        self.pending: list[threading.Event] = []  # jobs of timed-out captures, set when they end
         self.image = np.random.default_rng(0).integers(100, 200, (480, 640, 3), dtype=np.uint8)
         FakePicamera2.instances.append(self)
 
@@ -58,12 +68,22 @@ class FakePicamera2:
         if kwargs and not self.flush_supported:
             raise TypeError("capture_request() got an unexpected keyword argument 'flush'")
         if self.fail_capture:
+            self.pending.append(threading.Event())
             raise RuntimeError("Camera frontend has timed out!")
         self.calls.append(("capture_request", kwargs))
         self.requests.append(FakeRequest(self))
         return self.requests[-1]
 
+    def cancel_all_and_flush(self) -> None:
+        self.calls.append("cancel_all_and_flush")
+        for job in self.pending:
+            job.set()
+        self.pending = []
+
     def stop(self) -> None:
+        for job in self.pending:
+            if not job.wait(self.STOP_WAIT_S):
+                raise TimeoutError("stop() is waiting behind a capture job that will never finish")
         self.calls.append("stop")
 
     def close(self) -> None:
@@ -78,6 +98,7 @@ def fake_picamera2(monkeypatch):
     FakePicamera2.instances = []
     FakePicamera2.flush_supported = True
     FakePicamera2.fail_capture = False
+    FakePicamera2.fail_array = False
     return FakePicamera2
 
 
@@ -165,8 +186,40 @@ def test_a_camera_that_times_out_is_reported_and_reopened(fake_picamera2):
         src.read()
     assert src.health.state is HealthState.LOST and "timed out" in src.health.detail
     first = fake_picamera2.instances[0]
-    assert first.calls[-2:] == ["stop", "close"]  # the dead camera was released
+    # The timed-out job was cancelled, so stopping did not wait behind it; the dead camera was released.
+    assert first.calls[-3:] == ["cancel_all_and_flush", "stop", "close"] and first.pending == []
     fake_picamera2.fail_capture = False
     assert src.read().index == 1
     assert len(fake_picamera2.instances) == 2 and src.health.state is HealthState.OK
     src.close()
+
+
+def test_a_timed_out_capture_leaves_no_job_to_take_the_next_frame(fake_picamera2):
+    src = Picamera2Source()
+    cam = fake_picamera2.instances[0]
+    cam.fail_capture = True
+    with pytest.raises(RuntimeError, match="timed out"):
+        src.read()
+    assert cam.pending == []  # a camera that recovers hands its frame to the next read, not to an orphan
+    cam.fail_capture = False
+    assert src.read().index == 0
+    src.close()
+    assert cam.calls[-2:] == ["stop", "close"]
+
+
+def test_close_works_with_a_picamera2_without_cancel_all_and_flush(fake_picamera2, monkeypatch):
+    monkeypatch.delattr(fake_picamera2, "cancel_all_and_flush")
+    src = Picamera2Source()
+    cam = fake_picamera2.instances[0]
+    src.read()
+    src.close()
+    assert cam.calls[-2:] == ["stop", "close"]
+
+
+def test_the_request_is_released_when_its_array_cannot_be_made(fake_picamera2):
+    src = Picamera2Source()
+    cam = fake_picamera2.instances[0]
+    cam.fail_array = True
+    with pytest.raises(ValueError, match="unexpected size"):
+        src.read()
+    assert len(cam.requests) == 1 and cam.requests[0].released  # else the camera runs out of buffers

@@ -9,6 +9,11 @@ Facts this relies on (Picamera2 manual and source):
   frame is never older than the moment it was asked for; ``wait=<seconds>``
   bounds the wait, so a camera that stops answering raises instead of
   hanging the program (and is then reopened by the retrying wrapper).
+- A capture that timed out stays queued as Picamera2's pending job: ``stop()``
+  would wait behind it for ever if the camera sends nothing more (a dislodged
+  cable), and if the camera recovers the orphaned job takes a request nobody
+  releases. ``cancel_all_and_flush()`` drops it; the Picamera2 manual gives it
+  for exactly this tidying up before closing.
 - Automatic exposure and white balance chase every change in the picture: a
   red die entering the frame would shift the colours of the felt. They are
   locked (``AeEnable``/``AwbEnable`` off, the values they had reached set
@@ -95,6 +100,15 @@ class Picamera2Source(FrameSource):
         return frame
 
     def _capture(self) -> Any:
+        """A request for a fresh frame; a failed capture leaves no job queued behind it."""
+        try:
+            return self._capture_request()
+        except Exception:
+            self._cancel_pending(self._cam)
+            raise
+
+    def _capture_request(self) -> Any:
+        """``capture_request`` with ``flush`` and ``wait`` where this Picamera2 supports them."""
         if self._flush_supported:
             try:
                 return self._cam.capture_request(flush=True, wait=self.capture_timeout_s)
@@ -119,10 +133,19 @@ class Picamera2Source(FrameSource):
         self._cam.set_controls(self.locked)
         log.info("%s: exposure and white balance locked: %s", self.name, self.locked)
 
+    def _cancel_pending(self, cam: Any) -> None:
+        """Cancel the capture jobs still queued, so that ``stop()`` cannot wait behind one for ever."""
+        cancel = getattr(cam, "cancel_all_and_flush", None)
+        if cancel is None:  # older Picamera2: nothing to cancel with; stop() may then wait
+            log.debug("%s: this Picamera2 has no cancel_all_and_flush()", self.name)
+            return
+        cancel()
+
     def close(self) -> None:
         cam, self._cam = self._cam, None
         if cam is not None:
             try:
+                self._cancel_pending(cam)  # a capture may still be pending in another thread
                 cam.stop()
             finally:
                 cam.close()
