@@ -106,7 +106,12 @@ class ReadPipeline:
 
 
 def source_spec(config: Config) -> dict[str, Any]:
-    """The ``vision.sources.open_source`` spec for the ``[camera]`` table."""
+    """The ``vision.sources.open_source`` spec for the ``[camera]`` table.
+
+    Live cameras are asked for the configured size and frame rate: the settle detector counts
+    its still time in frames at ``fps``, so a camera left at its own rate would settle too early
+    or too late. A video file keeps its own size and rate (it was recorded at them).
+    """
     camera = config.camera
     size = (camera["width"], camera["height"])
     kind = camera["source"]
@@ -117,8 +122,8 @@ def source_spec(config: Config) -> dict[str, Any]:
     if kind == "opencv":
         if camera["path"]:
             return {"type": "video", "path": camera["path"]}
-        return {"type": "usb", "target": camera["device"]}
-    return {"type": "picamera2"}
+        return {"type": "usb", "target": camera["device"], "size": size, "fps": camera["fps"]}
+    return {"type": "picamera2", "size": size, "fps": camera["fps"]}
 
 
 class CameraThread:

@@ -1,11 +1,16 @@
 """The camera thread: whatever a frame source raises, the thread goes on reading."""
 from __future__ import annotations
 
+import sys
 import time
+import types
 
 import numpy as np
+import pytest
 
-from controller.camera import CameraThread
+from controller.camera import CameraThread, source_spec
+from controller.config import DEMO_SOURCE, validate
+from vision.sources import open_source
 from vision.sources.base import Frame, FrameSource, HealthState
 
 
@@ -45,3 +50,79 @@ def test_a_bug_raised_by_the_source_does_not_end_the_camera_thread():
         assert pipeline.fed >= 3 and thread.healthy()
     finally:
         thread.close()
+
+
+def camera_config(**camera):
+    return validate({"camera": {"width": 1280, "height": 960, "fps": 15, **camera}}, DEMO_SOURCE)
+
+
+@pytest.mark.parametrize("camera, kind", [({"source": "picamera2"}, "picamera2"), ({"source": "opencv", "device": 1}, "usb")])
+def test_live_cameras_are_asked_for_the_configured_size_and_frame_rate(camera, kind):
+    spec = source_spec(camera_config(**camera))
+    assert spec["type"] == kind and spec["size"] == (1280, 960) and spec["fps"] == 15
+
+
+class RecordingCapture:
+    """``cv2.VideoCapture`` of a USB camera that records what it is asked to set."""
+
+    def __init__(self, target) -> None:
+        self.target, self.props = target, {}
+
+    def isOpened(self) -> bool:  # noqa: N802 - OpenCV's name
+        return True
+
+    def set(self, prop, value) -> bool:
+        self.props[prop] = value
+        return True
+
+    def get(self, prop) -> float:
+        return self.props.get(prop, 30.0)
+
+    def release(self) -> None:
+        pass
+
+
+def test_the_usb_camera_opened_from_the_configuration_gets_its_size_and_rate(monkeypatch):
+    import cv2
+
+    import vision.sources.opencv as opencv_module
+
+    opened: list[RecordingCapture] = []
+
+    def capture(target) -> RecordingCapture:
+        opened.append(RecordingCapture(target))
+        return opened[-1]
+
+    monkeypatch.setattr(opencv_module.cv2, "VideoCapture", capture)
+    with open_source(source_spec(camera_config(source="opencv", device=1)), retry=False) as src:
+        assert src.fps == 15
+    props = opened[0].props
+    assert opened[0].target == 1
+    assert (props[cv2.CAP_PROP_FRAME_WIDTH], props[cv2.CAP_PROP_FRAME_HEIGHT], props[cv2.CAP_PROP_FPS]) == (1280, 960, 15)
+
+
+def test_the_pi_camera_opened_from_the_configuration_gets_its_size_and_rate(monkeypatch):
+    configured: list[tuple] = []
+
+    class Picamera2:
+        def __init__(self, camera_num: int = 0) -> None:
+            pass
+
+        def create_still_configuration(self, main=None, buffer_count=1, controls=None):
+            configured.append((main["size"], controls["FrameDurationLimits"]))
+
+        def configure(self, config) -> None:
+            pass
+
+        def start(self) -> None:
+            pass
+
+        def stop(self) -> None:
+            pass
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setitem(sys.modules, "picamera2", types.SimpleNamespace(Picamera2=Picamera2))
+    open_source(source_spec(camera_config(source="picamera2")), retry=False).close()
+    assert configured == [((1280, 960), (66667, 66667))]
