@@ -66,6 +66,15 @@ def test_folder_follows_frames_csv_order_and_timestamps(tmp_path: Path, make_fra
     assert [f.timestamp for f in frames] == [100.5, 100.6, 100.75]
 
 
+@pytest.mark.parametrize("stamp", ["soon", "nan", "inf"])
+def test_folder_with_a_timestamp_that_is_no_number_is_unavailable_naming_the_line(tmp_path: Path, make_frame, stamp):
+    for i in range(2):
+        cv2.imwrite(str(tmp_path / f"f{i}.png"), make_frame(i))
+    (tmp_path / "frames.csv").write_text(f"file,index,timestamp\nf0.png,0,1.0\nf1.png,1,{stamp}\n")
+    with pytest.raises(SourceUnavailable, match=rf"frames\.csv line 3: timestamp '{stamp}' is not a number"):
+        FolderSource(tmp_path)
+
+
 def test_folder_loops_with_increasing_timestamps(tmp_path: Path, make_frame):
     for i in range(2):
         cv2.imwrite(str(tmp_path / f"f{i}.png"), make_frame(i))

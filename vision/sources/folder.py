@@ -9,6 +9,7 @@ reported as a :class:`BrokenFrame` and the next read moves on to the next file.
 from __future__ import annotations
 
 import csv
+import math
 import re
 from pathlib import Path
 
@@ -28,18 +29,36 @@ def _natural_key(name: str) -> list:
 
 
 def list_recording(folder: Path, fps: float) -> list[tuple[Path, float]]:
-    """``(path, timestamp)`` for each image of the folder, in playing order."""
+    """``(path, timestamp)`` for each image of the folder, in playing order.
+
+    A ``frames.csv`` that cannot be played (a timestamp that is not a number) makes the
+    recording :class:`SourceUnavailable`, naming the file and line, rather than a bare
+    ``ValueError`` that would end ``dicetable run`` with a traceback.
+    """
     index = folder / INDEX_FILE
     if index.is_file():
         entries = []
         with open(index, newline="") as fh:
-            for row in csv.DictReader(fh):
+            rows = csv.DictReader(fh)
+            for row in rows:
                 if row.get("file"):
                     stamp = row.get("timestamp")
-                    entries.append((folder / row["file"], float(stamp) if stamp not in (None, "") else len(entries) / fps))
+                    when = _timestamp(stamp, index, rows.line_num) if stamp not in (None, "") else len(entries) / fps
+                    entries.append((folder / row["file"], when))
         return entries
     files = sorted((p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES), key=lambda p: _natural_key(p.name))
     return [(p, i / fps) for i, p in enumerate(files)]
+
+
+def _timestamp(text: str, index: Path, line: int) -> float:
+    """The recorded timestamp ``text`` in seconds; :class:`SourceUnavailable` naming ``index`` and ``line`` if it is none."""
+    try:
+        stamp = float(text)
+    except ValueError:
+        stamp = math.nan
+    if not math.isfinite(stamp):
+        raise SourceUnavailable(f"{index} line {line}: timestamp {text!r} is not a number of seconds")
+    return stamp
 
 
 def read_image(path: Path) -> np.ndarray:
