@@ -6,6 +6,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import pytest
 
 from controller.cli import main
 from vision.calibrate import load_calibration
@@ -56,6 +57,15 @@ def test_record_refuses_a_folder_in_use_and_a_bad_source(tmp_path: Path, capsys)
     assert (used / "keep.txt").read_text() == "mine" and not (used / "frames.csv").exists()
     assert main(["record", "--source", "folder:/no/such/folder", "--out", str(tmp_path / "x"), "--frames", "1"]) == 2
     assert "no such folder" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["record", "calibrate"])
+@pytest.mark.parametrize("spec, why", [("generated:sede=3", "unknown option 'sede'"), ("generated:fps=0", "fps=0"),
+                                       ("usb:0,exposure=3", "expected a camera number")])
+def test_a_bad_source_spec_is_one_line_of_error(tmp_path: Path, capsys, command, spec, why):
+    assert main([command, "--source", spec, "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"dicetable {command}: ") and why in err and err.count("\n") == 1
 
 
 def test_calibrate_from_image_files(tmp_path: Path):

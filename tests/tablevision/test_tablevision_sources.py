@@ -313,6 +313,31 @@ def test_open_source_opens_files_and_wraps_live_cameras(image_folder: Path, vide
     live.close()
 
 
+@pytest.mark.parametrize("spec, why", [
+    ("generated:sede=3", "unknown option 'sede'"),
+    ("generated:size=0x0", r"size=\(0, 0\): expected width x height"),
+    ("generated:size=big", "size='big'"),
+    ("generated:fps=0", "fps=0: expected a number of frames per second above 0"),
+    ("generated:realtime=yes", "realtime='yes': expected true or false"),
+    ({"type": "folder", "loop": True}, "missing option 'path'"),
+    ({"type": "video", "path": "x.mp4", "target": 1}, "unknown option 'target'"),
+    ({"type": "usb", "target": 0, "exposure": 5}, "camera source usb: unknown option 'exposure'"),
+    ({"type": "picamera2", "fps": -30}, "camera source picamera2: fps=-30"),
+    ({"type": "usb", "backoff": {"start": 1}}, "backoff="),
+])
+def test_open_source_refuses_options_the_source_cannot_use_at_once(spec, why):
+    with pytest.raises(ValueError, match=why):
+        open_source(spec)  # live cameras too: a typo is not retried for ever as a lost camera
+
+
+def test_open_source_accepts_the_documented_options(image_folder: Path):
+    with open_source("generated:seed=3,game=hazard,size=320x240,realtime=1,fps=15") as src:
+        assert (src.seed, src.game, src.size, src.realtime, src.fps) == (3, "hazard", (320, 240), True, 15.0)
+    with open_source({"type": "folder", "path": str(image_folder), "loop": True, "fps": 10}) as src:
+        assert src.loop and src.fps == 10
+    open_source({"type": "usb", "target": 63, "size": [320, 240], "fps": 15, "backoff": {"initial": 1.0}}).close()
+
+
 def test_open_source_of_a_missing_picamera2_is_unavailable_not_an_import_error(monkeypatch):
     import sys
 

@@ -16,6 +16,8 @@ other key of the table is passed to the source (``size``, ``fps``, ``seed``,
 """
 from __future__ import annotations
 
+import inspect
+import math
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -43,9 +45,9 @@ def parse_spec(spec: str | Mapping[str, Any]) -> dict[str, Any]:
         raise ValueError("camera source: empty specification")
     kind, _, rest = text.partition(":")
     if kind == "picamera2":
-        return {"type": "picamera2", "camera_num": int(rest or 0)}
+        return {"type": "picamera2", "camera_num": _camera_number(text, rest)}
     if kind == "usb":
-        return {"type": "usb", "target": int(rest or 0)}
+        return {"type": "usb", "target": _camera_number(text, rest)}
     if kind in ("video", "folder") and rest:
         return {"type": kind, "path": rest}
     if kind == "generated":
@@ -71,6 +73,15 @@ def parse_spec(spec: str | Mapping[str, Any]) -> dict[str, Any]:
     )
 
 
+def _camera_number(spec: str, rest: str) -> int:
+    """The camera number after ``picamera2:`` or ``usb:`` (0 if none); ``ValueError`` naming the spec otherwise."""
+    if not rest:
+        return 0
+    if not rest.isdigit():
+        raise ValueError(f"camera source {spec!r}: expected a camera number after the colon, e.g. usb:0")
+    return int(rest)
+
+
 def _scalar(text: str) -> Any:
     width, x, height = text.partition("x")
     if x and width.isdigit() and height.isdigit():
@@ -86,16 +97,20 @@ def _scalar(text: str) -> Any:
 def open_source(spec: str | Mapping[str, Any], retry: bool | None = None, **overrides: Any) -> FrameSource:
     """Open the source ``spec`` names (see the module docstring). Options in ``overrides`` win.
 
-    Files and folders that do not exist raise
+    An option the source does not take, or a value it cannot use, is a ``ValueError``
+    naming it, at once for every kind. Files and folders that do not exist raise
     :class:`~vision.sources.base.SourceUnavailable` at once; live cameras are
     retried in the background of ``read()`` when ``retry`` (the default for them).
     """
     opts = parse_spec(spec)
     opts.update(overrides)
     kind = opts.pop("type")
-    if "size" in opts and opts["size"] is not None:
-        opts["size"] = tuple(int(v) for v in opts["size"])
-    backoff = Backoff(**opts.pop("backoff")) if isinstance(opts.get("backoff"), Mapping) else Backoff()
+    backoff = _backoff(opts.pop("backoff", None))
+    if kind == "usb":
+        opts.setdefault("target", 0)
+    _check_options(kind, opts)
+    if opts.get("size") is not None:
+        opts["size"] = tuple(opts["size"])
     opener: Callable[[], FrameSource]
     if kind == "generated":
         return GeneratedSource(**opts)
@@ -104,7 +119,7 @@ def open_source(spec: str | Mapping[str, Any], retry: bool | None = None, **over
     if kind == "video":
         return OpenCVSource(opts.pop("path"), **opts)
     if kind == "usb":
-        target = opts.pop("target", 0)
+        target = opts.pop("target")
         opener = lambda: OpenCVSource(target, **opts)  # noqa: E731
         name = f"usb:{target}"
     else:
@@ -115,3 +130,63 @@ def open_source(spec: str | Mapping[str, Any], retry: bool | None = None, **over
     if retry is False:
         return opener()
     return RetryingSource(opener, name=name, backoff=backoff)
+
+
+def _source_class(kind: str) -> type[FrameSource]:
+    """The class ``open_source`` builds for ``kind`` (the Pi camera's module imports ``picamera2`` only when opening)."""
+    if kind == "picamera2":
+        from vision.sources.picamera import Picamera2Source
+
+        return Picamera2Source
+    return {"generated": GeneratedSource, "folder": FolderSource, "video": OpenCVSource, "usb": OpenCVSource}[kind]
+
+
+def _check_options(kind: str, opts: Mapping[str, Any]) -> None:
+    """``ValueError`` naming the option if ``opts`` has one the source does not take, or a value it cannot use.
+
+    Checked here, before anything is opened: a typo would otherwise surface as a ``TypeError``
+    deep in a constructor or, for a live camera, be retried for ever as "camera lost".
+    """
+    params = {
+        "path" if kind == "video" and name == "target" else name: param  # a video's target is its path
+        for name, param in inspect.signature(_source_class(kind)).parameters.items()
+        if name != "clock"  # a test's hook, not an option
+    }
+    for key, value in opts.items():
+        if key not in params:
+            raise ValueError(f"camera source {kind}: unknown option {key!r} (known: {', '.join(params)})")
+        problem = _value_problem(key, value, params[key].default)
+        if problem:
+            raise ValueError(f"camera source {kind}: {key}={value!r}: {problem}")
+    missing = [name for name, param in params.items() if param.default is inspect.Parameter.empty and name not in opts]
+    if missing:
+        raise ValueError(f"camera source {kind}: missing option {', '.join(map(repr, missing))}")
+
+
+def _value_problem(key: str, value: Any, default: Any) -> str | None:
+    """Why ``value`` cannot be option ``key`` (whose default is ``default``), or None if it can."""
+    if value is None and default is None:
+        return None
+    if key == "size":
+        ok = (isinstance(value, (tuple, list)) and len(value) == 2
+              and all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value))
+        return None if ok else "expected width x height in whole pixels above 0, e.g. 640x480"
+    is_number = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    if key == "fps":
+        return None if is_number and value > 0 else "expected a number of frames per second above 0"
+    if isinstance(default, bool):  # 1 and 0 as well: ``generated:realtime=1`` is how a command line says it
+        return None if value in (True, False) and isinstance(value, int) else "expected true or false (or 1 or 0)"
+    if isinstance(default, int):
+        return None if isinstance(value, int) and not isinstance(value, bool) else "expected a whole number"
+    if isinstance(default, float):
+        return None if is_number and value >= 0 else "expected a number of 0 or more"
+    return None
+
+
+def _backoff(table: Any) -> Backoff:
+    """The reconnection delays of a ``backoff`` table (``initial``, ``factor``, ``maximum``)."""
+    if table is None:
+        return Backoff()
+    if not isinstance(table, Mapping) or set(table) - {"initial", "factor", "maximum"}:
+        raise ValueError(f"camera source: backoff={table!r}: expected a table of initial, factor and maximum")
+    return Backoff(**table)

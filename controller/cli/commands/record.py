@@ -43,13 +43,13 @@ def run(args: argparse.Namespace) -> int:
     if args.every < 1:
         print("dicetable record: --every must be at least 1", file=sys.stderr)
         return 2
-    if args.frames is None and args.seconds is None and not args.throws:
-        print("recording until Ctrl-C (or the end of the source)", file=sys.stderr)
     try:
         source = open_source(args.source)
     except (ValueError, SourceUnavailable) as exc:
         print(f"dicetable record: {exc}", file=sys.stderr)
         return 2
+    if args.frames is None and args.seconds is None and not args.throws:
+        print("recording until Ctrl-C (or the end of the source)", file=sys.stderr)
     throws_left = args.throws if isinstance(source, GeneratedSource) else 0
     if args.throws and not isinstance(source, GeneratedSource):
         print("dicetable record: --throws applies to the generated source only; ignored", file=sys.stderr)
