@@ -1,6 +1,7 @@
 """Frame sources on files made here: folder, video, generated, and the retry wrapper."""
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import cv2
@@ -83,6 +84,36 @@ def test_folder_loops_with_increasing_timestamps(tmp_path: Path, make_frame):
     assert [square_x(f.image) for f in frames] == [0, 10, 0, 10, 0]
     stamps = [f.timestamp for f in frames]
     assert stamps == sorted(stamps) and len(set(stamps)) == 5
+
+
+def frames_within(src, seconds: float = 5.0) -> list:
+    """``list(src)``, failing (instead of hanging the suite) if the iteration has not ended within ``seconds``."""
+    got: list = []
+    worker = threading.Thread(target=lambda: got.extend(src), daemon=True)
+    worker.start()
+    worker.join(seconds)
+    assert not worker.is_alive(), f"iterating {src.name} did not end within {seconds} s"
+    return got
+
+
+def test_a_looping_folder_of_broken_files_ends_instead_of_spinning(tmp_path: Path):
+    for i in range(3):
+        (tmp_path / f"f{i}.png").write_bytes(b"\x89PNG\r\n\x1a\n truncated")
+    src = FolderSource(tmp_path, loop=True)
+    assert frames_within(src) == []
+    assert src.health.state is HealthState.ENDED
+
+
+def test_a_looping_folder_keeps_looping_past_broken_files(image_folder: Path):
+    src = FolderSource(image_folder, loop=True)
+    files = [next(iter(src)).meta["file"] for _ in range(9)]
+    assert files == ["frame_1.png", "frame_2.png", "frame_4.jpg", "frame_10.png"] * 2 + ["frame_1.png"]
+
+
+def test_iterating_a_closed_source_ends(video_file: Path):
+    src = OpenCVSource(str(video_file))
+    src.close()
+    assert frames_within(src) == []
 
 
 def test_missing_or_empty_folder_is_unavailable(tmp_path: Path):

@@ -125,11 +125,15 @@ class FrameSource(ABC):
         self.close()
 
     def __iter__(self) -> Iterator[Frame]:
+        """Good frames until the source ends or is closed (a closed source would refuse every read for ever)."""
         while True:
             try:
                 yield self.read()
-            except (BrokenFrame, SourceUnavailable):
+            except BrokenFrame:
                 continue
+            except SourceUnavailable:
+                if self.health.state is HealthState.CLOSED:
+                    return
             except EndOfStream:
                 return
 

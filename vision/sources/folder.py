@@ -4,7 +4,8 @@ Images are taken in the order of ``frames.csv`` when the folder has one (as
 ``dicetable record`` writes: ``file,index,timestamp``), with the recording's
 timestamps; otherwise in natural name order (``frame_2`` before
 ``frame_10``) at a nominal frame rate. A corrupt or unreadable file is
-reported as a :class:`BrokenFrame` and the next read moves on to the next file.
+reported as a :class:`BrokenFrame` and the next read moves on to the next file;
+a looping folder whose every file is broken ends after one pass.
 """
 from __future__ import annotations
 
@@ -90,6 +91,7 @@ class FolderSource(FrameSource):
             raise SourceUnavailable(f"{self.name}: no images in the folder")
         self._pos = 0
         self._count = 0
+        self._good_in_pass = False  # a loop over files that are all broken must end, not spin
         self._offset = 0.0
         self._pacer = Pacer()
         self._set_health(HealthState.OK)
@@ -102,9 +104,13 @@ class FolderSource(FrameSource):
             if not self.loop:
                 self._set_health(HealthState.ENDED)
                 raise EndOfStream(f"{self.name}: end after {self._count} frames")
+            if not self._good_in_pass:
+                self._set_health(HealthState.ENDED)
+                raise EndOfStream(f"{self.name}: not one readable image in the folder; looping would only repeat the errors")
             last = self._entries[-1][1]
             self._offset += last - self._entries[0][1] + 1.0 / self.fps
             self._pos = 0
+            self._good_in_pass = False
         path, stamp = self._entries[self._pos]
         self._pos += 1
         stamp += self._offset
@@ -116,6 +122,7 @@ class FolderSource(FrameSource):
             self._set_health(HealthState.DEGRADED, str(exc))
             raise
         self._set_health(HealthState.OK)
+        self._good_in_pass = True
         frame = Frame(image, stamp, self._count, {"file": path.name})
         self._count += 1
         return frame
