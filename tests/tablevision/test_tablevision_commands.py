@@ -49,6 +49,33 @@ def test_record_from_a_folder_skips_the_corrupt_file(tmp_path: Path, image_folde
     assert "1 broken skipped" in capsys.readouterr().out
 
 
+def test_record_stops_cleanly_on_a_full_disk_keeping_what_it_saved(tmp_path: Path, capsys, monkeypatch):
+    import vision.sources.recording as recording
+
+    real_imwrite, written = recording.cv2.imwrite, []
+
+    def imwrite_until_full(path, image, params):
+        if len(written) == 3:
+            return False  # what cv2.imwrite does when the disk is full
+        written.append(path)
+        return real_imwrite(path, image, params)
+
+    monkeypatch.setattr(recording.cv2, "imwrite", imwrite_until_full)
+    out = tmp_path / "full"
+    assert main(["record", "--source", "generated:size=160x120", "--out", str(out), "--frames", "10"]) == 1
+    captured = capsys.readouterr()
+    assert "saved 3 frames" in captured.out
+    assert captured.err.startswith("dicetable record: stopped") and "cannot write" in captured.err
+    assert [r["file"] for r in rows(out)] == [Path(p).name for p in written]
+
+
+def test_record_to_a_folder_that_cannot_be_made_is_one_line_of_error(tmp_path: Path, capsys):
+    (tmp_path / "file").write_text("not a folder")
+    assert main(["record", "--source", "generated", "--out", str(tmp_path / "file" / "rec"), "--frames", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("dicetable record: cannot record to") and err.count("\n") == 1
+
+
 def test_record_refuses_a_folder_in_use_and_a_bad_source(tmp_path: Path, capsys):
     used = tmp_path / "used"
     used.mkdir()

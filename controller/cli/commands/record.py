@@ -56,7 +56,14 @@ def run(args: argparse.Namespace) -> int:
     rng = np.random.default_rng(args.seed)
     broken = unavailable = seen = 0
     start = time.monotonic()
-    with source, Recorder(out, args.format) as recorder:
+    failure: OSError | None = None
+    try:
+        recorder = Recorder(out, args.format)
+    except OSError as exc:
+        source.close()
+        print(f"dicetable record: cannot record to {out}: {exc}", file=sys.stderr)
+        return 2
+    with source, recorder:
         try:
             while True:
                 if args.frames is not None and recorder.count >= args.frames:
@@ -86,5 +93,10 @@ def run(args: argparse.Namespace) -> int:
                 seen += 1
         except KeyboardInterrupt:
             pass
+        except OSError as exc:  # a full disk, a card pulled out: keep what was written, say why it stopped
+            failure = exc
     print(f"saved {recorder.count} frames to {out} ({broken} broken skipped, {unavailable} moments without a camera)")
+    if failure is not None:
+        print(f"dicetable record: stopped, the frames saved are kept: {failure}", file=sys.stderr)
+        return 1
     return 0
