@@ -113,6 +113,38 @@ def test_calibrate_from_image_files(tmp_path: Path):
     assert (out / "calibration_check.png").exists()
 
 
+def table_pictures(folder: Path) -> tuple[Path, Path]:
+    """An empty rail table and the same table with two dice, as image files in ``folder``."""
+    from vision.scenes.render import SceneRenderer, SceneState, place_dice
+    from vision.scenes.table import make_table
+
+    rng = np.random.default_rng(12)
+    table = make_table("rail", rng, (640, 480))
+    renderer = SceneRenderer(table, rng)
+    cv2.imwrite(str(folder / "empty.png"), renderer.render(SceneState())[0])
+    cv2.imwrite(str(folder / "dice.png"), renderer.render(SceneState(dice=place_dice(rng, table, (2, 5))))[0])
+    return folder / "empty.png", folder / "dice.png"
+
+
+def test_calibrate_skips_a_corrupt_image_and_refuses_when_none_is_readable(tmp_path: Path, capsys):
+    empty, dice = table_pictures(tmp_path)
+    corrupt = tmp_path / "corrupt.png"
+    corrupt.write_bytes(b"\x89PNG\r\n\x1a\n cut short")
+    args = ["--dice", str(dice), "--expect", "2"]
+    assert main(["calibrate", "--empty", str(corrupt), str(empty), *args, "--out", str(tmp_path / "a")]) == 0
+    assert "skipped corrupt.png" in capsys.readouterr().out
+    assert main(["calibrate", "--empty", str(corrupt), *args, "--out", str(tmp_path / "b")]) == 2
+    err = capsys.readouterr().err
+    assert err == f"dicetable calibrate: --empty {corrupt}: not one readable image\n"
+    assert not (tmp_path / "b").exists()
+
+
+@pytest.mark.parametrize("given, missing", [("--empty", "--dice is missing"), ("--dice", "--empty is missing")])
+def test_calibrate_from_files_says_which_option_is_missing(tmp_path: Path, capsys, given, missing):
+    assert main(["calibrate", given, str(tmp_path / "nonexistent"), "--out", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err.startswith(f"dicetable calibrate: {missing}")
+
+
 def test_calibrate_the_generated_hazard_cage_unattended(tmp_path: Path, capsys):
     out = tmp_path / "cage"
     assert main(["calibrate", "--source", "generated:seed=3", "--game", "hazard", "--out", str(out)]) == 0

@@ -26,7 +26,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default="calibration", help="folder to write (default ./calibration)")
 
 
-def _images(paths: list[str]) -> list:
+def _images(paths: list[str], option: str) -> list:
+    """The readable images among ``paths`` (files or folders), for ``option`` (``--empty``/``--dice``).
+
+    A corrupt file is skipped with a note, so one bad frame among many does not stop an
+    installation; but ``ValueError`` if none is readable, naming the option, since
+    calibrating with no frames of one kind is impossible.
+    """
     from pathlib import Path
 
     from vision.sources.base import BrokenFrame
@@ -46,7 +52,18 @@ def _images(paths: list[str]) -> list:
             images.append(read_image(f))
         except BrokenFrame as exc:
             print(f"skipped {exc}")
+    if not images:
+        raise ValueError(f"{option} {' '.join(paths)}: not one readable image")
     return images
+
+
+def _missing_inputs(args: argparse.Namespace) -> str | None:
+    """What is missing for a calibration from image files, or None when nothing is."""
+    if args.empty and args.dice:
+        return None
+    if args.empty or args.dice:
+        return f"{'--dice' if args.empty else '--empty'} is missing: give --empty and --dice images, or --source"
+    return "give --empty and --dice images, or --source"
 
 
 def _from_source(spec: str, frames: int, game: str | None) -> tuple[list, list, int | None]:
@@ -99,15 +116,16 @@ def run(args: argparse.Namespace) -> int:
     from vision.sources import SourceUnavailable
 
     expect = args.expect
+    missing = None if args.source else _missing_inputs(args)
+    if missing:
+        print(f"dicetable calibrate: {missing}", file=sys.stderr)
+        return 2
     try:
         if args.source:
             empty, dice, seen = _from_source(args.source, args.frames, args.game)
             expect = expect or seen
-        elif args.empty and args.dice:
-            empty, dice = _images(args.empty), _images(args.dice)
         else:
-            print("dicetable calibrate: give --empty and --dice images, or --source", file=sys.stderr)
-            return 2
+            empty, dice = _images(args.empty, "--empty"), _images(args.dice, "--dice")
         result = calibrate(empty, dice, expect=expect)
         path = save_calibration(result, args.out)
     except (CalibrationError, SourceUnavailable, FileNotFoundError, ValueError, OSError) as exc:
