@@ -23,6 +23,7 @@ from vision.sources import (
     open_source,
     parse_spec,
 )
+from vision.sources.base import Pacer
 from vision.sources.retry import Backoff
 
 
@@ -153,6 +154,25 @@ def test_video_that_is_not_a_video_is_unavailable(tmp_path: Path):
         OpenCVSource(str(bad))
     with pytest.raises(SourceUnavailable, match="no such video"):
         OpenCVSource(str(tmp_path / "absent.mp4"))
+
+
+# --- pacing replays ---------------------------------------------------------------
+
+
+def test_pacer_holds_a_replay_to_its_recorded_timing_without_catching_up():
+    clock = FakeClock()
+    pacer = Pacer(clock=clock, sleep=clock.sleep)
+    start = clock.now
+    pacer.wait(50.0)  # the first stamp is "now", whatever its value
+    assert clock.now == start
+    pacer.wait(50.5)
+    assert clock.now == pytest.approx(start + 0.5)
+    clock.now += 2.0  # the replay fell behind (a slow frame)
+    pacer.wait(51.0)
+    assert clock.now == pytest.approx(start + 2.5)  # late: no wait, and no frame dropped
+    pacer.wait(53.0)
+    assert clock.now == pytest.approx(start + 3.0)  # back on the recorded schedule
+    assert clock.sleeps == pytest.approx([0.5, 0.5])
 
 
 # --- checking frames --------------------------------------------------------------

@@ -17,7 +17,7 @@ import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 import numpy as np
 
@@ -143,19 +143,23 @@ class Pacer:
 
     The first stamp seen is matched to "now"; every later ``wait(stamp)``
     sleeps until the same interval has passed on the monotonic clock. A replay
-    that falls behind is not sped up to catch up: frames are never dropped.
+    that falls behind hands out its next frames without waiting until it is back
+    on its recorded schedule: frames are never dropped.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep) -> None:
         self._start: float | None = None
+        self._clock = clock  # injectable so the pacing can be tested without waiting
+        self._sleep = sleep
 
     def wait(self, stamp: float) -> None:
-        now = time.monotonic()
+        """Sleep until ``stamp`` (seconds on the replay's clock) is due on the monotonic clock."""
+        now = self._clock()
         if self._start is None:
             self._start = now - stamp
         delay = self._start + stamp - now
         if delay > 0:
-            time.sleep(delay)
+            self._sleep(delay)
 
 
 def check_image(image: Any, what: str = "frame") -> np.ndarray:
