@@ -17,6 +17,7 @@ from vision.sources import (
     GeneratedSource,
     HealthState,
     OpenCVSource,
+    Recorder,
     RetryingSource,
     SourceUnavailable,
     check_image,
@@ -117,11 +118,40 @@ def test_iterating_a_closed_source_ends(video_file: Path):
     assert frames_within(src) == []
 
 
+def test_folder_gives_grey_16_bit_and_4_channel_files_as_bgr_8_bit(tmp_path: Path, make_frame):
+    bgr = make_frame(3)
+    grey = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
+    cv2.imwrite(str(tmp_path / "a_grey.png"), grey)
+    cv2.imwrite(str(tmp_path / "b_deep.png"), bgr.astype(np.uint16) * 257)  # 16 bits per channel
+    cv2.imwrite(str(tmp_path / "c_alpha.png"), cv2.cvtColor(bgr, cv2.COLOR_BGR2BGRA))
+    cv2.imwrite(str(tmp_path / "d_grey_deep.tif"), grey.astype(np.uint16) * 257)
+    frames = list(FolderSource(tmp_path))
+    assert [f.meta["file"] for f in frames] == ["a_grey.png", "b_deep.png", "c_alpha.png", "d_grey_deep.tif"]
+    assert all(f.image.dtype == np.uint8 and f.image.shape == bgr.shape for f in frames)
+    assert np.array_equal(frames[0].image, cv2.cvtColor(grey, cv2.COLOR_GRAY2BGR))
+    assert np.array_equal(frames[1].image, bgr) and np.array_equal(frames[2].image, bgr)
+    assert np.array_equal(frames[3].image, cv2.cvtColor(grey, cv2.COLOR_GRAY2BGR))
+
+
 def test_missing_or_empty_folder_is_unavailable(tmp_path: Path):
     with pytest.raises(SourceUnavailable, match="no such folder"):
         FolderSource(tmp_path / "nope")
     with pytest.raises(SourceUnavailable, match="no images"):
         FolderSource(tmp_path)
+
+
+def test_every_frame_written_is_in_frames_csv_on_disk_while_the_recorder_is_open(tmp_path: Path, make_frame):
+    """A recording cut short keeps every frame listed: each row reaches the file as it is written, not at close."""
+    out = tmp_path / "rec"
+    recorder = Recorder(out)
+    try:
+        for i in range(5):
+            recorder.write(Frame(make_frame(i), 10.0 + i / 10, i))
+            on_disk = (out / "frames.csv").read_text().splitlines()
+            assert len(on_disk) == 1 + (i + 1) and on_disk[-1].startswith(f"frame_{i:06d}.png,{i},")
+        assert [f.index for f in FolderSource(out)] == list(range(5))  # replayable before close
+    finally:
+        recorder.close()
 
 
 # --- video file ----------------------------------------------------------------

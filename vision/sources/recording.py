@@ -3,8 +3,10 @@
 Layout: one image per frame (``frame_000123.png``) and ``frames.csv`` with
 ``file,index,timestamp,wall_time`` plus, when the frame carries them (a
 generated source), the truth columns ``values`` and ``moving``. Each row is
-flushed as it is written, so a recording cut short by a power cut or Ctrl-C
-keeps every frame it listed.
+flushed to the operating system as it is written, so a recording cut short by
+Ctrl-C or a crash keeps every frame it listed; a power cut can lose the last
+few seconds the system had not yet written to the card (no fsync per frame:
+at 30 frames a second it would wear an SD card and slow the recording).
 """
 from __future__ import annotations
 
