@@ -8,6 +8,7 @@ here first.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -73,3 +74,32 @@ def test_help_lists_every_command(capsys):
     out = capsys.readouterr().out
     for module in _command_modules():
         assert module.NAME in out
+
+
+_LAPTOP = textwrap.dedent(
+    """
+    import json, sys
+    import controller.app, controller.camera, controller.cli, controller.service, vision.sources
+    from controller.cli import _command_modules
+    from vision.sources import open_source, parse_spec
+
+    _command_modules()
+    parse_spec("picamera2:1")
+    with open_source("generated:size=160x120") as src:
+        src.read()
+    print(json.dumps(sorted(name for name in sys.modules if name.split(".")[0] == "picamera2")))
+    """
+)
+
+
+def test_a_laptop_run_never_imports_picamera2_even_where_it_is_installed(tmp_path):
+    """Picamera2 probes the camera when imported: only opening a Pi camera may import it.
+
+    A ``picamera2`` that imports fine is put on the path, so an import guarded by
+    ``try/except ImportError`` is caught too, not only one that would fail.
+    """
+    (tmp_path / "picamera2").mkdir()
+    (tmp_path / "picamera2" / "__init__.py").write_text("class Picamera2:\n    pass\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
+    done = subprocess.run([sys.executable, "-c", _LAPTOP], capture_output=True, text=True, env=env, check=True)
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == []
