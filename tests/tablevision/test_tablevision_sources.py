@@ -1,6 +1,7 @@
 """Frame sources on files made here: folder, video, generated, and the retry wrapper."""
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 
@@ -545,3 +546,15 @@ def test_usb_camera_unplugged_and_plugged_back(monkeypatch, make_frame):
     assert outcomes == ["ok", "broken", "ok", "broken", "broken", "lost", "lost", "lost", "ok"]
     assert opened[0].released and len(opened) == 4
     assert src.health.state is HealthState.OK
+
+
+def test_a_usb_camera_read_waits_at_most_a_second_unless_the_environment_says_otherwise(monkeypatch, make_frame):
+    import vision.sources.opencv as opencv_module
+
+    monkeypatch.setattr(opencv_module.cv2, "VideoCapture", lambda target: FakeCapture([], make_frame(1)))
+    monkeypatch.delenv("OPENCV_VIDEOIO_V4L_SELECT_TIMEOUT", raising=False)
+    OpenCVSource(0).close()
+    assert os.environ["OPENCV_VIDEOIO_V4L_SELECT_TIMEOUT"] == "1"  # OpenCV's default is 10 s
+    monkeypatch.setenv("OPENCV_VIDEOIO_V4L_SELECT_TIMEOUT", "3")
+    OpenCVSource(0).close()
+    assert os.environ["OPENCV_VIDEOIO_V4L_SELECT_TIMEOUT"] == "3"

@@ -1,6 +1,14 @@
-"""A USB camera, a network stream or a video file, through OpenCV's ``VideoCapture``."""
+"""A USB camera, a network stream or a video file, through OpenCV's ``VideoCapture``.
+
+A USB camera that stops sending frames (a stalled or half-unplugged device) makes
+``cap.read()`` wait in OpenCV's V4L2 backend for ``OPENCV_VIDEOIO_V4L_SELECT_TIMEOUT``
+seconds, 10 by default, during which the camera thread can do nothing. Before a live
+capture is opened that variable is set to 1 second unless the environment sets it: OpenCV
+reads it once per process, at the first frame read from a V4L2 camera.
+"""
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -9,6 +17,11 @@ import cv2
 from vision.sources.base import (
     BrokenFrame, EndOfStream, Frame, FrameSource, HealthState, Pacer, SourceUnavailable, check_image,
 )
+
+
+# How long a read from a stalled V4L2 camera may wait (whole seconds; see the module docstring).
+V4L_TIMEOUT_VARIABLE = "OPENCV_VIDEOIO_V4L_SELECT_TIMEOUT"
+V4L_TIMEOUT_S = "1"
 
 
 def is_live(target: int | str) -> bool:
@@ -41,6 +54,8 @@ class OpenCVSource(FrameSource):
         self.name = f"usb:{target}" if isinstance(target, int) else str(target)
         if not self.live and not Path(str(target)).is_file():
             raise SourceUnavailable(f"{self.name}: no such video file")
+        if self.live:
+            os.environ.setdefault(V4L_TIMEOUT_VARIABLE, V4L_TIMEOUT_S)
         self._cap = cv2.VideoCapture(target)
         if not self._cap.isOpened():
             self._cap.release()

@@ -5,7 +5,10 @@ fails it is closed, the failure logged and the health set to ``lost``; it is
 reopened after a delay that doubles on each failed attempt (up to a cap), so a
 camera that is gone for an hour costs a log line now and then rather than a
 busy loop. ``read()`` never blocks longer than ``max_block_s`` while waiting to
-retry: the controller's loop keeps turning (buttons, display) with no camera.
+retry: the controller's loop keeps turning (buttons, display) with no camera. A
+read from the camera itself is bounded by the camera's own timeout instead
+(Picamera2's ``capture_timeout_s``; for a USB camera, OpenCV's V4L2 select
+timeout, see :mod:`vision.sources.opencv`).
 """
 from __future__ import annotations
 
