@@ -180,3 +180,42 @@ def test_a_calibrated_generated_table_settles_each_throw_once(tmp_path: Path, dr
         settled = drain_throw(src, det)
         assert [type(e) for e in settled] == [Settled]  # armed by the empty table, no controller needed
         assert sorted(settled[0].frame.meta["values"]) == sorted(values)
+
+
+class QueuingCamera:
+    """A camera that queues 4 frames while nobody reads it; each frame's first pixel is 0 when stale."""
+
+    def __init__(self) -> None:
+        self.queued, self.reads = 0, 0
+
+    def read(self):
+        from vision.sources import Frame
+
+        self.reads += 1
+        image = np.random.default_rng(self.reads).integers(50, 200, (48, 64, 3), dtype=np.uint8)
+        image[0, 0] = 0 if self.queued else 255
+        self.queued = max(0, self.queued - 1)
+        return Frame(image, self.reads / 30, self.reads)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        pass
+
+
+def test_calibrate_from_a_camera_drops_the_frames_queued_during_each_prompt(monkeypatch):
+    import vision.sources
+    from controller.cli.commands import calibrate
+
+    camera = QueuingCamera()
+
+    def prompt(text: str) -> str:
+        camera.queued = 4  # the camera kept filming the table as it was while the installer worked
+        return ""
+
+    monkeypatch.setattr(vision.sources, "open_source", lambda spec: camera)
+    monkeypatch.setattr("builtins.input", prompt)
+    empty, dice, _ = calibrate._from_source("usb:0", 3, None)
+    assert len(empty) == len(dice) == 3
+    assert all(image[0, 0, 0] == 255 for image in empty + dice)

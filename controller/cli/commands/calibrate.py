@@ -26,6 +26,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default="calibration", help="folder to write (default ./calibration)")
 
 
+# Frames dropped after each Enter: a USB camera left unread during the prompt still holds the
+# frames it queued before (OpenCV's V4L2 backend keeps 4 buffers), showing the table as it was.
+STALE_FRAMES = 5
+
+
 def _images(paths: list[str], option: str) -> list:
     """The readable images among ``paths`` (files or folders), for ``option`` (``--empty``/``--dice``).
 
@@ -104,8 +109,10 @@ def _from_source(spec: str, frames: int, game: str | None) -> tuple[list, list, 
                     break
             return empty, grab(source, frames), GAME_DICE[source.game]
         input("Clear the landing area (no dice, no hands), then press Enter... ")
+        grab(source, STALE_FRAMES)
         empty = grab(source, frames)
         input("Lay the dice at rest in the landing area, apart from each other, then press Enter... ")
+        grab(source, STALE_FRAMES)
         return empty, grab(source, frames), None
 
 
