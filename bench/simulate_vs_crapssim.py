@@ -86,8 +86,9 @@ def run_dicetable(specs: list[BetSpec], rolls: int, seed: int) -> dict:
     seconds = time.perf_counter() - started
     return {
         "rolls": report.rolls,
+        "played_out": report.played_out,  # rolls beyond `rolls` that settled the bets still open
         "seconds": seconds,
-        "rolls_per_second": report.rolls / seconds,
+        "rolls_per_second": (report.rolls + report.played_out) / seconds,
         "compile_seconds": report.compile_seconds,
         "edge": report.total.edge,
         "net_dollars": report.total.net / 100,

@@ -169,7 +169,7 @@ def compile_table(game: str, bets: list[PlannedBet], config: TableConfig | None 
     start = new_game(game, config)
     states = StateNumbering(
         start, max_states, lambda n: CompileError(f"more than {n} reachable states; simulate fewer bets at once"))
-    next_rows, net_rows, action_rows = [], [], []
+    next_rows, net_rows, action_rows, idle = [], [], [], []
     for state in states.order:  # grows while walked: breadth first over the reachable states
         betted = rebet(state)
         odds_before = [o for o in open_bets(betted) if o.bet == "odds"]
@@ -188,13 +188,34 @@ def compile_table(game: str, bets: list[PlannedBet], config: TableConfig | None 
         next_rows.append(nxt)
         net_rows.append(net)
         action_rows.append(action)
+        idle.append(not open_bets(state))
     never = [b.spec.label + (f": {why}" if why else "")
              for b, ok, why in zip(bets, rebet.accepted, rebet.refusal) if not ok]
     if never:
         raise CompileError("never accepted at this table: " + "; ".join(never))
-    return TransitionTable(
+    table = TransitionTable(
         next_state=np.stack(next_rows),
         net=np.stack(net_rows),
         action=np.stack(action_rows),
+        idle=np.array(idle, dtype=bool),
         labels=tuple(b.spec.label for b in bets),
     )
+    _check_bets_all_settle(table)
+    return table
+
+
+def _check_bets_all_settle(table: TransitionTable) -> None:
+    """Refuse a set of bets that can keep some bet open for ever.
+
+    The runner plays each table on until none of its bets is open (so that no
+    bet is left uncounted); that ends only if such a state can be reached from
+    every state."""
+    settles = table.idle.copy()
+    while True:
+        grown = settles | settles[table.next_state].any(axis=1)
+        if (grown == settles).all():
+            break
+        settles = grown
+    if not settles.all():
+        raise CompileError(f"with {', '.join(table.labels)} some bet is always open, so a run "
+                           "could never stop with every bet settled; simulate fewer bets at once")

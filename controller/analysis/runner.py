@@ -12,6 +12,14 @@ last), so they cannot be vectorised; instead several independent tables play
 side by side, and numpy advances all of them by one roll per step. The tables
 also serve as independent replicates for the confidence interval
 (:mod:`controller.analysis.stats`).
+
+Once its share of the rolls is played, a table that still has bets open plays
+on until none is (and stops at once if none is). Dropping the open bets
+instead would bias the estimate: the bets still open are the long-lasting
+ones, whose results lean one way (a don't pass with a point set is worth more
+than one just made), and with many tables and few rolls each that bias is
+larger than the interval. Played to the end, every bet made is counted with
+its whole result, and the extra rolls are reported (``RunTotals.played_out``).
 """
 from __future__ import annotations
 
@@ -21,12 +29,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-# How many tables share the rolls. More tables means fewer numpy steps (faster),
-# but each table ends with some bets still open, which are not counted; the
-# long-lasting ones lean towards the house, so dropping them biases the
-# estimate by about (open bets per table) / (bets settled per table). With
-# sqrt(rolls)/4 tables that bias stays near a tenth of the 95% interval's
-# half-width at any number of rolls (see docs/analysis.md).
+# How many tables share the rolls by default. More tables means fewer numpy
+# steps (faster) and more replicates for the interval, but more rolls played on
+# to settle the bets open at the end of each table's share (see above).
 MIN_TABLES = 32
 MAX_TABLES = 4096
 _CHUNK_ELEMENTS = 1 << 20  # rolls drawn and gathered at once (bounds memory)
@@ -40,12 +45,15 @@ class TransitionTable:
     (re-betting included). ``net[s, d, b]``: the player's net result in cents
     of tracked bet ``b`` settled on that roll (paid minus stake); ``action[s,
     d, b]``: the stakes of the bets ``b`` settled on that roll (pushes
-    included). Outcomes are equally likely (every ordered face combination).
+    included). ``idle[s]``: no tracked bet is open in state ``s`` (before
+    re-betting), where a table may stop without leaving a bet uncounted.
+    Outcomes are equally likely (every ordered face combination).
     """
 
     next_state: np.ndarray
     net: np.ndarray
     action: np.ndarray
+    idle: np.ndarray
     labels: tuple[str, ...]
     start: int = 0
 
@@ -60,11 +68,15 @@ class TransitionTable:
 
 @dataclass(frozen=True)
 class RunTotals:
-    """Per-table sums of a run: ``net[k, b]`` and ``action[k, b]`` in cents."""
+    """Per-table sums of a run: ``net[k, b]`` and ``action[k, b]`` in cents.
+
+    ``rolls`` is the number asked for; ``played_out`` the rolls played beyond
+    it so that no table stopped with a bet open."""
 
     net: np.ndarray
     action: np.ndarray
     rolls: int
+    played_out: int
     seconds: float
 
 
@@ -73,11 +85,24 @@ def table_count(rolls: int) -> int:
     return int(min(MAX_TABLES, max(MIN_TABLES, math.isqrt(rolls) // 4), max(1, rolls)))
 
 
+def check_tables(tables: int, rolls: int) -> None:
+    """Refuse a table count that leaves tables without a roll or exceeds ``MAX_TABLES``.
+
+    A table with no roll adds nothing but a replicate that says nothing; past
+    ``MAX_TABLES`` the per-step arrays stop paying for themselves."""
+    if not 1 <= tables <= MAX_TABLES:
+        raise ValueError(f"tables must be between 1 and {MAX_TABLES}, got {tables}")
+    if tables > rolls:
+        raise ValueError(f"{tables} tables for {rolls} rolls: give at most one table per roll")
+
+
 def play(table: TransitionTable, rolls: int, seed: int, tables: int | None = None) -> RunTotals:
-    """Play ``rolls`` random rolls in total, spread over ``tables`` tables, seeded by ``seed``."""
+    """Play ``rolls`` random rolls in total, spread over ``tables`` tables, seeded by
+    ``seed``, then play on at each table until none of its bets is open."""
     if rolls < 1:
         raise ValueError("rolls must be at least 1")
     k = tables or table_count(rolls)
+    check_tables(k, rolls)
     started = time.perf_counter()
     rng = np.random.default_rng(seed)
     n_out = table.outcomes
@@ -108,4 +133,26 @@ def play(table: TransitionTable, rolls: int, seed: int, tables: int | None = Non
         state[:extra] = flat_next[index]
         net[:extra] += flat_net[index]
         action[:extra] += flat_action[index]
-    return RunTotals(net, action, rolls, time.perf_counter() - started)
+    played_out = _play_out(table, state, net, action, flat_next, flat_net, flat_action, rng)
+    return RunTotals(net, action, rolls, played_out, time.perf_counter() - started)
+
+
+def _play_out(table: TransitionTable, state: np.ndarray, net: np.ndarray, action: np.ndarray,
+              flat_next: np.ndarray, flat_net: np.ndarray, flat_action: np.ndarray,
+              rng: np.random.Generator) -> int:
+    """Roll on at every table that has a bet open until none has; returns the rolls added.
+
+    Updates ``state``, ``net`` and ``action`` in place. Ends with probability
+    one because the compiled table has an idle state reachable from every state
+    (:func:`controller.analysis.compile.compile_table` checks it)."""
+    n_out = table.outcomes
+    busy = np.flatnonzero(~table.idle[state // n_out])
+    added = 0
+    while busy.size:
+        index = state[busy] + rng.integers(0, n_out, size=busy.size, dtype=np.intp)
+        state[busy] = flat_next[index]
+        net[busy] += flat_net[index]
+        action[busy] += flat_action[index]
+        added += busy.size
+        busy = busy[~table.idle[state[busy] // n_out]]
+    return added

@@ -47,6 +47,7 @@ class BetResult:
 class SimulationReport:
     game: str
     rolls: int
+    played_out: int  # rolls played beyond ``rolls`` so that no table stopped with a bet open
     seed: int
     tables: int
     states: int
@@ -58,8 +59,8 @@ class SimulationReport:
 
     @property
     def rolls_per_second(self) -> float:
-        """Rolls over the whole run, compiling the engine included."""
-        return self.rolls / (self.compile_seconds + self.roll_seconds)
+        """Rolls played over the whole run (the played-out ones too), compiling the engine included."""
+        return (self.rolls + self.played_out) / (self.compile_seconds + self.roll_seconds)
 
     def to_json(self) -> dict[str, Any]:
         def number(x: float | None) -> float | None:
@@ -72,6 +73,7 @@ class SimulationReport:
         return {
             "game": self.game,
             "rolls": self.rolls,
+            "played_out": self.played_out,
             "seed": self.seed,
             "tables": self.tables,
             "states": self.states,
@@ -119,5 +121,5 @@ def simulate(game: str, specs: list[BetSpec], rolls: int, seed: int,
         for b, p in enumerate(planned)
     )
     total = ratio_edge(totals.net.sum(axis=1), totals.action.sum(axis=1))
-    return SimulationReport(game, rolls, seed, totals.net.shape[0], table.states, compile_seconds,
+    return SimulationReport(game, rolls, totals.played_out, seed, totals.net.shape[0], table.states, compile_seconds,
                             totals.seconds, bets, total, overall)

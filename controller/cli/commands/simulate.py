@@ -19,15 +19,19 @@ NAME = "simulate"
 HELP = "play seeded random rolls with chosen bets: measured edge, confidence interval, rolls per second"
 
 _GAMES = ("craps", "hazard", "bang")
+MAX_ROLLS = 1_000_000_000  # about ten minutes at the measured 1.7 million rolls per second
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--game", choices=_GAMES, default="craps", help="default: craps")
     parser.add_argument("--bet", action="append", required=True, metavar="KIND[:NUMBER][=CENTS]",
                         help="a bet to keep in action (repeatable), e.g. pass, place:6, hard:8=300, odds:pass")
-    parser.add_argument("--rolls", type=_positive, default=1_000_000, help="number of rolls (default 1000000)")
-    parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
-    parser.add_argument("--tables", type=_positive, help="independent tables sharing the rolls (default: about sqrt(rolls)/4)")
+    parser.add_argument("--rolls", type=_rolls, default=1_000_000,
+                        help=f"number of rolls, at most {MAX_ROLLS:,} (default 1000000)")
+    parser.add_argument("--seed", type=_seed, default=1, help="random seed, 0 or more (default 1)")
+    parser.add_argument("--tables", type=_positive,
+                        help="independent tables sharing the rolls, at most 4096 and at most --rolls "
+                             "(default: about sqrt(rolls)/4, between 32 and 4096)")
     parser.add_argument("--config", metavar="TOML", help="table configuration file; its [rules] apply")
     parser.add_argument("--json", action="store_true", help="one JSON object instead of the table")
 
@@ -36,6 +40,22 @@ def _positive(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _rolls(text: str) -> int:
+    """A roll count from 1 to ``MAX_ROLLS``: a mistyped extra digit should fail now, not after an hour."""
+    value = _positive(text)
+    if value > MAX_ROLLS:
+        raise argparse.ArgumentTypeError(f"at most {MAX_ROLLS:,} (about ten minutes of rolling), got {value:,}")
+    return value
+
+
+def _seed(text: str) -> int:
+    """A seed numpy accepts: a whole number, 0 or more."""
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
     return value
 
 
@@ -53,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
         report = simulate(args.game, specs, rolls=args.rolls, seed=args.seed, config=config, tables=args.tables)
     except (ValueError, OSError) as exc:
         print(f"dicetable simulate: {exc}", file=sys.stderr)
-        return 1
+        return 2  # the bets, the numbers or the configuration given: a usage error
     if args.json:
         print(json.dumps(report.to_json()))
     else:
@@ -72,8 +92,9 @@ def _pct(value: float | None) -> str:
 
 
 def _text(report) -> str:
+    played_out = f" (+{report.played_out:,} played on to settle the bets still open)" if report.played_out else ""
     lines = [
-        f"{report.game}: {report.rolls:,} rolls, seed {report.seed}, {report.tables} tables; "
+        f"{report.game}: {report.rolls:,} rolls{played_out}, seed {report.seed}, {report.tables} tables; "
         f"engine compiled to {report.states} states in {report.compile_seconds:.2f} s",
     ]
     rows = [("bet", "amount", "action", "net", "edge", "95% interval", "expected")]
