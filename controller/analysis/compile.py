@@ -14,7 +14,9 @@ on the next come-out after it is decided, ``come`` again once the previous
 come bet is decided, ``place:6`` again after it wins, loses or is returned, and
 ``odds:pass`` / ``odds:come`` behind the flat bet as soon as it stands on a
 number. A bet the engine refuses at that moment (a place bet on the point, a
-come bet on a come-out) simply waits for a state where it is accepted.
+come bet on a come-out) simply waits for a state where it is accepted; odds
+refused behind their flat bet would stay off on that number, so that is an
+error. Stakes made at the maximum are rounded down to the payout unit.
 """
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from controller.analysis.betspec import BetSpec
-from controller.analysis.edges import ODDS_BACKS, analysis_config
+from controller.analysis.edges import ODDS_BACKS, analysis_config, largest_stake
 from controller.analysis.runner import TransitionTable
 from controller.analysis.states import StateNumbering
 from controller.rules import (
@@ -92,9 +94,20 @@ def plan(game: str, specs: list[BetSpec], config: TableConfig) -> list[PlannedBe
         elif spec.number not in kind.numbers:
             raise CompileError(f"{spec.bet} needs a number among {', '.join(map(str, kind.numbers))}, "
                                f"e.g. {spec.bet}:{kind.numbers[0]}")
-        amount = spec.amount or config.maximum(spec.bet, spec.number)
+        amount = spec.amount or largest_stake(config, config.maximum(spec.bet, spec.number))
         planned.append(PlannedBet(spec, amount))
+    _check_odds_have_their_flat_bet(planned)
     return planned
+
+
+def _check_odds_have_their_flat_bet(planned: list[PlannedBet]) -> None:
+    """Refuse odds whose flat bet is not requested: they could never be made,
+    and the engine, never asked, would give no reason."""
+    flats = {p.spec.bet for p in planned if not p.is_odds}
+    for p in planned:
+        if p.is_odds and p.spec.number not in flats:
+            raise CompileError(f"{p.spec.label} stands behind a {p.spec.number} bet: "
+                               f"request {p.spec.number} too (--bet {p.spec.number})")
 
 
 class _Rebetter:
@@ -117,8 +130,18 @@ class _Rebetter:
                     state = apply(state, event).state
                     self.accepted[i] = True
                 except BetRejected as no:
+                    if bet.is_odds:
+                        raise CompileError(self._odds_refused(bet, event, no)) from no
                     self.refusal[i] = self.refusal[i] or f"{no.reason} ({no.rule})"
         return state
+
+    @staticmethod
+    def _odds_refused(bet: PlannedBet, event: Bet, no: BetRejected) -> str:
+        """Odds are only offered behind a flat bet standing on its number, where a
+        refusal is no matter of waiting: they would silently stay off on that
+        number, so the run would not measure the bet asked for."""
+        hint = "" if bet.amount is None else "; give a stake every number accepts, or none for the maximum"
+        return f"{bet.spec.label} refused on {event.number}: {no.reason} ({no.rule}){hint}"
 
     def _event(self, state: GameState, bet: PlannedBet) -> Bet | None:
         spec, up = bet.spec, open_bets(state)
@@ -132,7 +155,8 @@ class _Rebetter:
         for flat in up:
             number = flat.number if flat.number is not None else getattr(state, "point", None)
             if flat.bet == on and number is not None:
-                amount = bet.amount or self.config.max_odds(on in WRONG, number, flat.amount)
+                amount = bet.amount or largest_stake(self.config,
+                                                     self.config.max_odds(on in WRONG, number, flat.amount))
                 return Bet(self.seat, "odds", amount, number, on)
         return None
 

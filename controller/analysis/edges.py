@@ -25,7 +25,7 @@ number.
 """
 from __future__ import annotations
 
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any, Callable, Iterable, Iterator
@@ -43,6 +43,7 @@ from controller.rules import (
     TableConfig,
     apply,
     new_game,
+    open_bets,
 )
 from controller.rules.craps import ODDS_RULE, WRONG
 from controller.rules.dice import all_rolls
@@ -98,33 +99,48 @@ def analysis_config(config: TableConfig | None = None) -> TableConfig:
     return replace(config, seats=config.seats[:1])
 
 
-def _accepts(state: GameState, event: Bet) -> GameState | None:
-    try:
-        return apply(state, event).state
-    except BetRejected:
-        return None
+def largest_stake(config: TableConfig, cents: int) -> int:
+    """``cents`` rounded down to the table's payout unit: the largest stake the engine accepts
+    under that maximum (it refuses a stake that is not a whole number of units, and a limit or
+    a maximum odds computed from one need not be)."""
+    return cents - cents % config.payout_unit
 
 
-def _first_accepting(start: GameState, event: Bet, keep: Callable[[tuple[Any, ...]], bool],
-                     outcomes: list[tuple[int, ...]]) -> GameState | None:
+def _anywhere(_: Any) -> bool:
+    return True
+
+
+def _first_accepting(start: GameState, event: Bet, outcomes: list[tuple[int, ...]], what: str,
+                     keep: Callable[[Any], bool] = _anywhere,
+                     where: Callable[[GameState], bool] = _anywhere) -> GameState:
     """The first state, breadth first in dice order, that accepts ``event``.
 
-    ``keep(effects)`` says whether a roll leaves the table usable (it must not
-    settle the bet an odds bet is to back)."""
+    ``keep(step)`` says whether a roll's result leaves the table usable (for
+    odds: it must not settle the flat bet); the bet is offered only in states
+    where ``where(state)`` holds (for odds: the flat bet stands on their
+    number). Raises :class:`EdgeError` naming ``what`` and the engine's reason
+    when no state within ``SEARCH_DEPTH`` rolls accepts it, since "not
+    accepted" alone does not say what to change: the reason given most often,
+    as the ones given in a few states only are about the moment (the wrong
+    point), not the bet."""
     queue, seen = deque([(start, 0)]), {start}
+    reasons: Counter[str] = Counter()
     while queue:
         state, depth = queue.popleft()
-        made = _accepts(state, event)
-        if made is not None:
-            return made
+        if where(state):
+            try:
+                return apply(state, event).state
+            except BetRejected as no:
+                reasons[f"{no.reason} ({no.rule})"] += 1
         if depth == SEARCH_DEPTH:
             continue
         for dice in outcomes:
             step = apply(state, Roll(dice))
-            if keep(step.effects) and step.state not in seen:
+            if keep(step) and step.state not in seen:
                 seen.add(step.state)
                 queue.append((step.state, depth + 1))
-    return None
+    why = reasons.most_common(1)[0][0] if reasons else "it is never offered"
+    raise EdgeError(f"{what}: no state within {SEARCH_DEPTH} rolls accepts it: {why}")
 
 
 def openings(game: str, config: TableConfig | None = None) -> Iterator[tuple[str, int | None, str | None, Opening]]:
@@ -139,24 +155,29 @@ def openings(game: str, config: TableConfig | None = None) -> Iterator[tuple[str
                 for on in ODDS_BACKS:
                     yield kind.name, number, on, _odds_opening(fresh, seat, on, number, config, outcomes)
                 continue
-            amount = config.maximum(kind.name, number)
-            made = _first_accepting(fresh, Bet(seat, kind.name, amount, number), lambda _: True, outcomes)
-            if made is None:
-                raise EdgeError(f"{game} {kind.name} {number}: no state within {SEARCH_DEPTH} rolls accepts it")
+            amount = largest_stake(config, config.maximum(kind.name, number))
+            made = _first_accepting(fresh, Bet(seat, kind.name, amount, number), outcomes,
+                                    f"{game} {kind.name}" + ("" if number is None else f" {number}"))
             yield kind.name, number, None, Opening(made, amount, lambda e, b=kind.name: e.bet == b)
 
 
 def _odds_opening(fresh: GameState, seat: str, on: str, number: int, config: TableConfig,
                   outcomes: list[tuple[int, ...]]) -> Opening:
     """Odds at their maximum on ``number`` behind an ``on`` bet at the table maximum."""
-    flat = config.maximum(on, None)
-    base = _first_accepting(fresh, Bet(seat, on, flat), lambda _: True, outcomes)
-    amount = config.max_odds(on in WRONG, number, flat)
+    flat = largest_stake(config, config.maximum(on, None))
+    base = _first_accepting(fresh, Bet(seat, on, flat), outcomes, f"craps {on}")
+    amount = largest_stake(config, config.max_odds(on in WRONG, number, flat))
     odds = Bet(seat, "odds", amount, number, on)
-    made = None if base is None else _first_accepting(base, odds, lambda effects: not effects, outcomes)
-    if made is None:
-        raise EdgeError(f"craps odds {number} on {on}: no state within {SEARCH_DEPTH} rolls accepts it")
+    made = _first_accepting(base, odds, outcomes, f"craps odds {number} on {on}",
+                            keep=lambda step: not step.effects, where=lambda state: _stands_on(state, on, number))
     return Opening(made, amount, lambda e: e.bet == "odds")
+
+
+def _stands_on(state: GameState, on: str, number: int) -> bool:
+    """Whether an ``on`` bet stands on ``number`` (a line bet through the point, a come bet its own),
+    i.e. a state where odds on ``number`` behind it belong: only there is a refusal worth reporting."""
+    return any(flat.bet == on and (flat.number if flat.number is not None else getattr(state, "point", None)) == number
+               for flat in open_bets(state))
 
 
 def edge_of(opening: Opening, outcomes: list[tuple[int, ...]]) -> tuple[Fraction, Fraction, int]:

@@ -14,7 +14,7 @@ from itertools import product
 
 import pytest
 
-from controller.analysis.edges import house_edges
+from controller.analysis.edges import EdgeError, house_edges
 from controller.cli import main
 from controller.rules import BET_KINDS, TableConfig
 
@@ -261,3 +261,21 @@ def test_edges_reports_a_bad_configuration(tmp_path, capsys):
     toml.write_text("[rules]\nno_such_option = 1\n")
     assert main(["edges", "--config", str(toml)]) == 1
     assert "no_such_option" in capsys.readouterr().err
+
+
+def test_limits_off_the_payout_unit_give_the_largest_stake_the_engine_takes():
+    """A $7 limit in quarters makes the most one may lay against the 4 $8.40
+    (lay 6 to 5 behind $7), which the engine refuses as not a whole number of
+    quarters; the analysis lays $8.25 instead. It wins 2 in 3 (the 7 before the
+    4) and is paid half, 412.5 cents, rounded down to 400: edge 25/3 per 825."""
+    config = TableConfig.from_dict({"payout_unit": 25, "limits": {"default": 700}})
+    rows = {(r.bet, r.number, r.on): r for r in house_edges(["craps"], config)}
+    lay4 = rows[("odds", 4, "dont_pass")]
+    assert lay4.amount == 825
+    assert lay4.edge == (F(1, 3) * 825 - F(2, 3) * 400) / 825 == F(1, 99)
+    assert all(r.amount % 25 == 0 for r in rows.values())
+
+
+def test_a_bet_never_accepted_is_reported_with_the_engines_reason(capsys):
+    with pytest.raises(EdgeError, match=r"craps pass: .*under the table minimum of \$6\.00"):
+        house_edges(["craps"], TableConfig.from_dict({"min_bet": 600}))

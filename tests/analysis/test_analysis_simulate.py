@@ -14,7 +14,7 @@ from controller.analysis.runner import TransitionTable, play
 from controller.analysis.simulate import simulate
 from controller.analysis.stats import ratio_edge
 from controller.cli import main
-from controller.rules import Bet, Roll, apply, new_game
+from controller.rules import Bet, Roll, TableConfig, apply, new_game
 from controller.rules.dice import all_rolls
 
 ROLLS = 200_000
@@ -154,6 +154,27 @@ def test_ratio_edge_interval_from_independent_tables():
     (["pass", "pass"], "given twice"),
 ])
 def test_bets_that_cannot_be_simulated_are_refused_with_the_reason(bets, message):
+    with pytest.raises(CompileError, match=message):
+        simulate("craps", specs(*bets), rolls=100, seed=1)
+
+
+QUARTERS_TO_7 = {"payout_unit": 25, "limits": {"default": 700}}  # maximum lay on 4: $8.40, not in quarters
+
+
+def test_odds_at_the_maximum_are_rounded_down_to_the_payout_unit():
+    """Each point's maximum odds are rounded down to a stake the engine takes,
+    so the lay is on at every point (odds refused on any point are an error)."""
+    config = TableConfig.from_dict(QUARTERS_TO_7)
+    report = simulate("craps", specs("dont_pass", "odds:dont_pass"), rolls=3000, seed=1, config=config)
+    odds = report.bets[1]
+    assert odds.measured.action > 0 and odds.measured.action % 25 == 0
+
+
+@pytest.mark.parametrize("bets, message", [
+    (["pass", "odds:pass=2000"], r"odds:pass refused on 4: .*over the maximum"),
+    (["odds:come"], r"odds:come stands behind a come bet: request come too \(--bet come\)"),
+])
+def test_odds_that_would_silently_stay_off_are_refused_with_the_reason(bets, message):
     with pytest.raises(CompileError, match=message):
         simulate("craps", specs(*bets), rolls=100, seed=1)
 
