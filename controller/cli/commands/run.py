@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 NAME = "run"
 HELP = "run the table (no --config: a demo session of every game on the stand-ins)"
@@ -30,10 +31,44 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bets", metavar="FILE",
                         help="demo: extra bet events as JSON lines ('-' for stdin), each with an optional \"game\"; "
                              "placed before that game's first roll")
-    parser.add_argument("--rolls", type=int, default=None, metavar="N", help="demo: rolls per game")
-    parser.add_argument("--seed", type=int, default=7, help="demo: seed of the generated dice and players")
-    parser.add_argument("--state-dir", metavar="DIR", help="demo: where the journals go (default ./var)")
+    parser.add_argument("--rolls", type=_positive, default=None, metavar="N", help="demo: rolls per game")
+    parser.add_argument("--seed", type=int, default=None, help="demo: seed of the generated dice and players (default 7)")
+    parser.add_argument("--state-dir", metavar="DIR",
+                        help="without --config: where the journals go (default ./var); with --config the "
+                             "file's table.state_dir says it")
     parser.add_argument("-v", "--verbose", action="store_true", help="log what the devices and links do")
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _misused_option(args: argparse.Namespace) -> str | None:
+    """What is wrong with options that would do nothing here, or None.
+
+    An option that is silently ignored makes the operator believe it took
+    effect (a journal written where it was not expected, say), so it is refused.
+    ``--state-dir`` with ``--config`` would contradict the file's state_dir,
+    the same rule as ``dicetable journal``."""
+    if args.config and args.state_dir:
+        return "--state-dir and --config: the configuration's table.state_dir says where the journal goes"
+    if args.config or args.events:
+        used = [name for name, value in (("--rolls", args.rolls), ("--seed", args.seed), ("--bets", args.bets))
+                if value is not None]
+        if used:
+            return f"{', '.join(used)}: only for the demo (no --config, no --events)"
+    return None
+
+
+def _missing_file(args: argparse.Namespace) -> str | None:
+    """The input file given that is not there, named, or None (instead of a traceback later)."""
+    for option, path in (("--events", args.events), ("--bets", args.bets)):
+        if path and path != "-" and not Path(path).is_file():
+            return f"{option} {path}: no such file"
+    return None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -43,6 +78,10 @@ def run(args: argparse.Namespace) -> int:
 
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
+    problem = _misused_option(args) or _missing_file(args)
+    if problem:
+        print(f"dicetable run: {problem}", file=sys.stderr)
+        return 2
     try:
         config = load(args.config)
     except ConfigError as exc:
@@ -56,7 +95,8 @@ def run(args: argparse.Namespace) -> int:
     if args.config is None and not args.events:
         from controller.demo import run_demo
 
-        return run_demo(config, rolls=args.rolls, seed=args.seed, state_dir=args.state_dir, bets_file=args.bets)
+        return run_demo(config, rolls=args.rolls, seed=7 if args.seed is None else args.seed,
+                        state_dir=args.state_dir, bets_file=args.bets)
     from dataclasses import replace
 
     from controller.journal import JournalError
@@ -65,6 +105,8 @@ def run(args: argparse.Namespace) -> int:
     if args.config is None:
         # Events without a configuration: the demo's stand-ins, with the reads coming in the stream.
         config = replace(config, camera={**config.camera, "source": "none"})
+        if args.state_dir:
+            config = replace(config, state_dir=Path(args.state_dir))
 
     from vision.sources import SourceError
 
