@@ -248,6 +248,13 @@ def test_edges_table_is_readable(capsys):
     assert "raffle" in out and "35/216" in out and "16.2037%" in out
 
 
+def test_edges_table_gives_the_edge_per_bet_decided(capsys):
+    """Don't pass: 41/990 per bet made, pushed 1/18 of the time, so 41/935 per bet decided."""
+    assert main(["edges", "--game", "craps"]) == 0
+    row = next(line.split() for line in capsys.readouterr().out.splitlines() if line.split()[1:2] == ["dont_pass"])
+    assert row[-4:] == ["41/990", "4.1414%", "5.56%", "4.3850%"]  # 41/935 = 0.043850...
+
+
 def test_edges_with_a_configuration_file(tmp_path, capsys):
     toml = tmp_path / "table.toml"
     toml.write_text("[rules]\nfield_2_12_pays_2_to_1 = true\n")
