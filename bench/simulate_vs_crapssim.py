@@ -96,14 +96,32 @@ def run_dicetable(specs: list[BetSpec], rolls: int, seed: int) -> dict:
     }
 
 
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _positive_or_zero(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bet", action="append", default=[], help="KIND[:NUMBER] (repeatable); default pass and place:6")
-    parser.add_argument("--rolls", type=int, default=200_000, help="rolls on each side (default 200000)")
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--rolls", type=_positive, default=200_000, help="rolls on each side (default 200000)")
+    parser.add_argument("--seed", type=_positive_or_zero, default=1)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
-    specs = [parse_bet_spec(b) for b in (args.bet or ["pass", "place:6"])]
+    try:
+        specs = [parse_bet_spec(b) for b in (args.bet or ["pass", "place:6"])]
+    except ValueError as exc:
+        print(exc, file=sys.stderr)
+        return 2
     unknown = [s.label for s in specs if s.bet not in CRAPSSIM_BETS]
     if unknown:
         print(f"no crapssim counterpart for: {', '.join(unknown)}", file=sys.stderr)
@@ -113,7 +131,11 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError:
         print("crapssim is not installed: .venv/bin/pip install crapssim", file=sys.stderr)
         return 2
-    ours = run_dicetable(specs, args.rolls, args.seed)
+    try:  # before crapssim: it checks each bet (a number, a stake within the limits) and says what is wrong
+        ours = run_dicetable(specs, args.rolls, args.seed)
+    except ValueError as exc:
+        print(exc, file=sys.stderr)
+        return 2
     theirs = run_crapssim(specs, ours["amounts"], args.rolls, args.seed)
     ratio = ours["rolls_per_second"] / theirs["rolls_per_second"]
     result = {"bets": [s.label for s in specs], "rolls": args.rolls, "dicetable": ours,

@@ -33,3 +33,22 @@ def test_bench_refuses_bets_crapssim_does_not_have(capsys):
     bench = load_bench()
     assert bench.main(["--bet", "odds:pass", "--rolls", "10"]) == 2
     assert "no crapssim counterpart" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--bet", "pass=abc"], "the amount is a positive whole number of cents"),
+    (["--bet", "place"], "place needs a number"),
+    (["--bet", "pass=100000"], "over the maximum"),
+])
+def test_bench_names_a_bad_bet_in_one_line(argv, message, capsys):
+    pytest.importorskip("crapssim", reason="crapssim is not installed (pip install -e '.[bench]')")
+    assert load_bench().main([*argv, "--rolls", "10"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("argv", [["--rolls", "0"], ["--seed", "-1"]])
+def test_bench_refuses_a_roll_count_or_seed_it_cannot_use(argv, capsys):
+    with pytest.raises(SystemExit) as done:
+        load_bench().main(argv)
+    assert done.value.code == 2
