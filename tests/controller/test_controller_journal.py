@@ -187,3 +187,11 @@ def test_journal_command_points_at_the_demo_journals(tmp_path, capsys):
         j.append({"event": "lock"})
     assert main(["journal", "--state-dir", str(tmp_path), "verify"]) == 2
     assert f"--state-dir {tmp_path / 'craps'}" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("n", ["0", "-3"])
+def test_recall_refuses_a_count_under_one_rather_than_print_nothing(n, tmp_path, capsys):
+    with pytest.raises(SystemExit) as done:
+        main(["journal", "--state-dir", str(tmp_path), "recall", n])
+    assert done.value.code == 2
+    assert "must be at least 1" in capsys.readouterr().err
