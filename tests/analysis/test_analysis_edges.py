@@ -266,7 +266,7 @@ def test_edges_with_a_configuration_file(tmp_path, capsys):
 def test_edges_reports_a_bad_configuration(tmp_path, capsys):
     toml = tmp_path / "table.toml"
     toml.write_text("[rules]\nno_such_option = 1\n")
-    assert main(["edges", "--config", str(toml)]) == 1
+    assert main(["edges", "--config", str(toml)]) == 2
     assert "no_such_option" in capsys.readouterr().err
 
 

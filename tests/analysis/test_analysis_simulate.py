@@ -201,6 +201,17 @@ def test_simulate_refuses_a_table_count_it_cannot_use(argv, message, capsys):
     assert message in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("argv, message", [
+    (["--seed", "-1"], "must be 0 or more"),
+    (["--rolls", "1000000001"], "at most 1,000,000,000"),
+])
+def test_simulate_refuses_a_seed_or_roll_count_it_cannot_use(argv, message, capsys):
+    with pytest.raises(SystemExit) as done:
+        main(["simulate", "--bet", "pass", *argv])
+    assert done.value.code == 2
+    assert message in capsys.readouterr().err
+
+
 def test_simulate_command_text_and_errors(capsys):
     assert main(["simulate", "--bet", "pass", "--bet", "place:6", "--rolls", "5000"]) == 0
     out = capsys.readouterr().out

@@ -32,8 +32,12 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         config = _table_config(args.config)
+    except (ValueError, OSError) as exc:  # the file given: a usage error, as in the other commands
+        print(f"dicetable edges: {exc}", file=sys.stderr)
+        return 2
+    try:
         rows = house_edges([args.game] if args.game else _GAMES, config)
-    except (EdgeError, ValueError, OSError) as exc:
+    except EdgeError as exc:  # a bet the analysis could not make or follow under these rules
         print(f"dicetable edges: {exc}", file=sys.stderr)
         return 1
     if args.json:
