@@ -23,6 +23,7 @@ import sys
 import time
 
 from controller.analysis.betspec import BetSpec, parse_bet_spec
+from controller.cli.argtypes import at_least
 
 
 CRAPSSIM_BETS = ("pass", "dont_pass", "come", "dont_come", "place", "field", "big6", "big8", "any7",
@@ -96,25 +97,13 @@ def run_dicetable(specs: list[BetSpec], rolls: int, seed: int) -> dict:
     }
 
 
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
-def _positive_or_zero(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    return value
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bet", action="append", default=[], help="KIND[:NUMBER] (repeatable); default pass and place:6")
-    parser.add_argument("--rolls", type=_positive, default=200_000, help="rolls on each side (default 200000)")
-    parser.add_argument("--seed", type=_positive_or_zero, default=1)
+    parser.add_argument("--rolls", type=at_least(1), default=200_000, help="rolls on each side (default 200000)")
+    parser.add_argument("--seed", type=at_least(0), default=1)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
     try:

@@ -202,7 +202,7 @@ def test_simulate_refuses_a_table_count_it_cannot_use(argv, message, capsys):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--seed", "-1"], "must be 0 or more"),
+    (["--seed", "-1"], "must be at least 0"),
     (["--rolls", "1000000001"], "at most 1,000,000,000"),
 ])
 def test_simulate_refuses_a_seed_or_roll_count_it_cannot_use(argv, message, capsys):

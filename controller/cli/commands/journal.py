@@ -11,6 +11,8 @@ import argparse
 import json
 import sys
 
+from controller.cli.argtypes import at_least
+
 NAME = "journal"
 HELP = "audit the table's journal: verify the hash chain, export it, recall the last rolls"
 
@@ -28,16 +30,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="only what the rules engine saw (accepted bets, removals, settled rolls): "
                              "input for `dicetable replay`, to recompute every settlement")
     recall = actions.add_parser("recall", help="the last N rolls with their reads and settlements")
-    recall.add_argument("n", type=_at_least_one, metavar="N")
+    recall.add_argument("n", type=at_least(1), metavar="N")
     recall.add_argument("--json", action="store_true", help="one JSON line per roll")
-
-
-def _at_least_one(text: str) -> int:
-    """A roll count for ``recall``: 0 or less would print nothing and look like an empty journal."""
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
 
 
 def _state_dir(args: argparse.Namespace):

@@ -16,6 +16,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from controller.cli.argtypes import at_least
+
 NAME = "run"
 HELP = "run the table (no --config: a demo session of every game on the stand-ins)"
 
@@ -31,19 +33,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bets", metavar="FILE",
                         help="demo: extra bet events as JSON lines ('-' for stdin), each with an optional \"game\"; "
                              "placed before that game's first roll")
-    parser.add_argument("--rolls", type=_positive, default=None, metavar="N", help="demo: rolls per game")
+    parser.add_argument("--rolls", type=at_least(1), default=None, metavar="N", help="demo: rolls per game")
     parser.add_argument("--seed", type=int, default=None, help="demo: seed of the generated dice and players (default 7)")
     parser.add_argument("--state-dir", metavar="DIR",
                         help="without --config: where the journals go (default ./var); with --config the "
                              "file's table.state_dir says it")
     parser.add_argument("-v", "--verbose", action="store_true", help="log what the devices and links do")
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
 
 
 def _misused_option(args: argparse.Namespace) -> str | None:

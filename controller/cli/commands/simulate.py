@@ -15,6 +15,8 @@ import json
 import math
 import sys
 
+from controller.cli.argtypes import at_least
+
 NAME = "simulate"
 HELP = "play seeded random rolls with chosen bets: measured edge, confidence interval, rolls per second"
 
@@ -28,34 +30,19 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="a bet to keep in action (repeatable), e.g. pass, place:6, hard:8=300, odds:pass")
     parser.add_argument("--rolls", type=_rolls, default=1_000_000,
                         help=f"number of rolls, at most {MAX_ROLLS:,} (default 1000000)")
-    parser.add_argument("--seed", type=_seed, default=1, help="random seed, 0 or more (default 1)")
-    parser.add_argument("--tables", type=_positive,
+    parser.add_argument("--seed", type=at_least(0), default=1, help="random seed, 0 or more (default 1)")
+    parser.add_argument("--tables", type=at_least(1),
                         help="independent tables sharing the rolls, at most 4096 and at most --rolls "
                              "(default: about sqrt(rolls)/4, between 32 and 4096)")
     parser.add_argument("--config", metavar="TOML", help="table configuration file; its [rules] apply")
     parser.add_argument("--json", action="store_true", help="one JSON object instead of the table")
 
 
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
 def _rolls(text: str) -> int:
     """A roll count from 1 to ``MAX_ROLLS``: a mistyped extra digit should fail now, not after an hour."""
-    value = _positive(text)
+    value = at_least(1)(text)
     if value > MAX_ROLLS:
         raise argparse.ArgumentTypeError(f"at most {MAX_ROLLS:,} (about ten minutes of rolling), got {value:,}")
-    return value
-
-
-def _seed(text: str) -> int:
-    """A seed numpy accepts: a whole number, 0 or more."""
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
     return value
 
 
