@@ -18,6 +18,7 @@ import logging
 import random
 import threading
 import time
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
@@ -55,9 +56,12 @@ def read_event(read: DiceRead, frame_name: str | None) -> dict[str, Any]:
 class ReadPipeline:
     """Feed every frame; get a ``read`` event for each roll that came to rest (or never did)."""
 
-    def __init__(self, game: str, frames_dir: Path | None, *, fps: float = 30.0,
+    def __init__(self, game: str, frames_dir: Path | None, *, fps: float = 30.0, spin_s: float = 0.0,
                  calibration: Calibration | None = None, empty: np.ndarray | None = None,
                  reader: Callable[..., DiceRead] = read_dice):
+        """``spin_s``: how long the hazard cage turns. The settle timeout counts from the start of
+        the spin, so it is lengthened by the spin: a cage set to turn longer than the timeout would
+        otherwise make every roll a ``no_read``."""
         self.game = game
         self.expect = DICE[game]
         self.frames_dir = frames_dir
@@ -65,6 +69,8 @@ class ReadPipeline:
         self._reader = reader
         mask = self.calibration.landing_mask
         config = SettleConfig(mode=SETTING[game], fps=fps, die_size_px=self.calibration.die_size_px)
+        if config.mode == "cage":
+            config = replace(config, timeout_s=config.timeout_s + spin_s)
         self.detector = SettleDetector(config, landing_mask=mask, empty=empty)
         self.last_settled: Settled | None = None
         self._arm = threading.Event()
@@ -195,6 +201,6 @@ def start_camera(config: Config, sink: Callable[[dict[str, Any]], None]) -> Came
 
     source = open_source(source_spec(config))
     frames_dir = config.state_dir / "frames" if config.camera["save_frames"] else None
-    pipeline = ReadPipeline(config.game, frames_dir, fps=config.camera["fps"], calibration=config.calibration,
-                            empty=config.empty_image)
+    pipeline = ReadPipeline(config.game, frames_dir, fps=config.camera["fps"], spin_s=config.hazard["spin_seconds"],
+                            calibration=config.calibration, empty=config.empty_image)
     return CameraThread(source, pipeline, sink).start()

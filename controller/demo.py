@@ -123,7 +123,7 @@ class DemoTable:
         self.camera = GeneratedSource(seed=seed, game=game, fps=config.camera["fps"],
                                       size=(config.camera["width"], config.camera["height"]), rest_s=0.4)
         frames = config.state_dir / game / "frames" if config.camera["save_frames"] else None
-        self.pipeline = ReadPipeline(game, frames, fps=config.camera["fps"])
+        self.pipeline = ReadPipeline(game, frames, fps=config.camera["fps"], spin_s=config.hazard["spin_seconds"])
         self.players = Players.seated(game, config.rules.seats, seed)
 
     @property

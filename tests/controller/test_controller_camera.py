@@ -126,3 +126,24 @@ def test_the_pi_camera_opened_from_the_configuration_gets_its_size_and_rate(monk
     monkeypatch.setitem(sys.modules, "picamera2", types.SimpleNamespace(Picamera2=Picamera2))
     open_source(source_spec(camera_config(source="picamera2")), retry=False).close()
     assert configured == [((1280, 960), (66667, 66667))]
+
+
+def test_a_cage_that_turns_longer_than_the_settle_timeout_is_still_read():
+    """The settle timeout counts from the start of the spin: a long spin must not end every roll as no_read."""
+    from controller.camera import ReadPipeline
+    from vision.model import DiceRead, Die, ReadStatus
+
+    fps, spin_s = 10.0, 12.0
+    reads = []
+
+    def reader(image, expect, calibration):
+        reads.append(image)
+        return DiceRead(ReadStatus.OK, tuple(Die(v, 0.99, (10 * v, 10, 8, 8)) for v in (1, 2, 3)))
+
+    pipeline = ReadPipeline("hazard", None, fps=fps, spin_s=spin_s, reader=reader)
+    rng = np.random.default_rng(1)
+    turning = [rng.integers(0, 255, (48, 64, 3), dtype=np.uint8) for _ in range(int((spin_s - 0.5) * fps))]
+    rest = [np.full((48, 64, 3), 120, np.uint8)] * 20
+    pipeline.arm()
+    events = [e for i, image in enumerate(turning + rest) if (e := pipeline.feed(Frame(image, i / fps, i)))]
+    assert [(e["status"], e["dice"]) for e in events] == [("ok", [1, 2, 3])] and len(reads) == 1
