@@ -22,7 +22,8 @@ journaled as ``rejected``, and changes nothing):
 - ``spinning`` (Hazard): ``spin_done``; ``void`` stops the cage and unlocks.
 - ``locked`` (dice in the air / in the cage): ``read`` -- an ``ok`` read
   settles at once, any other waits for the dealer; ``manual``; ``void``
-  unlocks the bets (no throw happened).
+  unlocks the bets (no throw happened); in Hazard ``lock`` spins the cage
+  again, bets still locked (after a voided read the dice are thrown again).
 - ``pending`` (a read waits for the dealer): ``confirm`` (only an
   ``uncertain`` read with the right number of dice), ``manual``, ``void``
   (discard the read; bets stay locked for the rethrow), or a new ``read``
@@ -180,6 +181,10 @@ def _game_event(state: TableState, event: Mapping[str, Any]) -> Step:
 
 
 def _lock(state: TableState, event: Mapping[str, Any]) -> Step:
+    if state.game == "hazard" and state.phase is Phase.LOCKED:
+        # The dice lie in the cage unread (a read voided, or a restart after the spin): the only
+        # way to throw them again is another spin, with the bets still locked.
+        return Step(replace(state, phase=Phase.SPINNING))
     if state.phase is not Phase.BETTING:
         raise Refused(f"bets are already locked ({state.phase.value})")
     phase = Phase.SPINNING if state.game == "hazard" else Phase.LOCKED

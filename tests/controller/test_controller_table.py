@@ -97,6 +97,18 @@ def test_hazard_lock_spins_the_cage_and_reads_only_after_it_stops():
     assert steps[-1].effects[1]["result"] == "win" and state.phase is Phase.BETTING
 
 
+def test_hazard_voided_read_is_rethrown_by_spinning_the_cage_again():
+    state, _ = run(new_table("hazard", CONFIG), bet("A", "high", 500), LOCK, {"event": "spin_done"},
+                   read("uncertain", [6, 6, 5], 0.4), VOID)
+    assert state.phase is Phase.LOCKED and lights_for(state).no_more_bets
+    state, steps = run(state, LOCK)  # the dice lie unread in the stopped cage: turn it again
+    assert steps[-1].accepted and state.phase is Phase.SPINNING and view_for(state).status == "SPIN"
+    state, steps = run(state, {"event": "spin_done"}, read("ok", [6, 6, 5]))
+    assert steps[-1].effects[1]["result"] == "win" and state.rolls == 1
+    state, steps = run(new_table("craps", CONFIG), LOCK, LOCK)  # a rail table has no cage to turn
+    assert not steps[-1].accepted and state.phase is Phase.LOCKED
+
+
 def test_bang_dealer_roll_then_shooter_roll_then_next_shooter():
     state, steps = run(new_table("bang", CONFIG), bet("A", "beat_dealer", 500), bet("B", "field", 500), LOCK, read("ok", [2, 3]))
     assert steps[-1].effects[0]["by"] == "dealer"
