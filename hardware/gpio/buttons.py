@@ -42,7 +42,7 @@ from gpiozero.pins import Factory
 
 from hardware.gpio.clock import Clock
 from hardware.gpio.events import MEANING, ButtonEvent, DealerButton, has_long_meaning
-from hardware.gpio.press_logic import ButtonLogic
+from hardware.gpio.press_logic import ButtonLogic, Press
 
 log = logging.getLogger(__name__)
 
@@ -116,12 +116,7 @@ class DealerButtons:
         with self._delivery:
             with self._lock:
                 now = self.clock()
-                found = [
-                    MEANING[(name, press)]
-                    for name, logic in self._logic.items()
-                    for press in logic.poll(now)
-                    if (name, press) in MEANING
-                ]
+                found = [event for name, logic in self._logic.items() for event in self._meaning(name, logic.poll(now))]
             self._deliver(found)
 
     def close(self) -> None:
@@ -138,15 +133,20 @@ class DealerButtons:
         def on_edge() -> None:
             with self._delivery:
                 with self._lock:
-                    found = [
-                        MEANING[(name, press)]
-                        for press in self._logic[name].sample(self.clock(), pressed)
-                        if (name, press) in MEANING
-                    ]
+                    found = self._meaning(name, self._logic[name].sample(self.clock(), pressed))
                 self._deliver(found)
             self._wake.set()  # the deadline thread recomputes its next wake-up
 
         return on_edge
+
+    def _meaning(self, name: DealerButton, presses: list[Press]) -> list[ButtonEvent]:
+        """The events ``presses`` of button ``name`` mean; a hold let go too soon means none, and is logged
+        so that a dealer's "nothing happened" can be explained."""
+        for press in presses:
+            if press is Press.UNCLEAR:
+                log.warning("dealer button: %s held longer than a push and let go before %.1f s (a hold): ignored",
+                            name.value, self.long_press_s)
+        return [MEANING[(name, press)] for press in presses if (name, press) in MEANING]
 
     def _deliver(self, found: list[ButtonEvent]) -> None:
         for event in found:

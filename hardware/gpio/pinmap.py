@@ -119,8 +119,10 @@ class GpioSettings:
                 raise GpioConfigError(key, f"must be a number of seconds, not {value!r}")
             if not low <= value <= high:
                 raise GpioConfigError(key, f"{value} s is outside {low}..{high} s")
-        if self.long_press_s <= self.debounce_s:
-            raise GpioConfigError("long_press_s", "must be longer than debounce_s")
+        if self.long_press_s < 4 * self.debounce_s:
+            # A push of CONFIRM is let go within half the hold time (press_logic.SHORT_SHARE), and
+            # must outlast the debounce time to count at all: leave it room for both.
+            raise GpioConfigError("long_press_s", "must be at least 4 times debounce_s (a push ends within half of it)")
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, where: str = "gpio") -> GpioSettings:

@@ -75,6 +75,12 @@ class Press(Enum):
 
     SHORT = "short"
     LONG = "long"
+    #: held too long for a push and let go too soon for a hold: means nothing (see PressClassifier)
+    UNCLEAR = "unclear"
+
+
+#: A button with a long meaning: a release after this share of the hold time is no push.
+SHORT_SHARE = 0.5
 
 
 class PressClassifier:
@@ -83,8 +89,11 @@ class PressClassifier:
     A button without a long meaning (``has_long=False``) reports ``SHORT`` the
     moment it goes down, which is what a dealer expects of "lock" or "void". A
     button with one reports ``LONG`` as soon as it has been held ``hold_s`` (the
-    dealer sees the effect without letting go) and ``SHORT`` on a release before
-    that; a long press never also counts as a short one.
+    dealer sees the effect without letting go), ``SHORT`` on a release within
+    ``SHORT_SHARE`` of that, and ``UNCLEAR`` on a release in between: CONFIRM
+    pushed settles an unsure read and CONFIRM held corrects it, so a hold let go
+    a moment too soon must not settle the read the dealer meant to correct. A
+    long press never also counts as a short one.
     """
 
     def __init__(self, hold_s: float, has_long: bool) -> None:
@@ -112,7 +121,8 @@ class PressClassifier:
         """The debounced level went up (released) at ``t``."""
         found = self.poll(t)
         if self._has_long and self._pressed_at is not None and not self._long_reported:
-            found.append(Press.SHORT)
+            pushed = t - self._pressed_at <= SHORT_SHARE * self._hold_s
+            found.append(Press.SHORT if pushed else Press.UNCLEAR)
         self._pressed_at = None
         return found
 

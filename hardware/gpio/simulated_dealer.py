@@ -42,8 +42,9 @@ class SimulatedDealer:
     def __init__(self, buttons: DealerButtons, factory: MockFactory) -> None:
         self._buttons = buttons
         self._factory = factory
-        # A short press and the pause after it each outlast the debounce time comfortably.
-        self.press_s = max(0.1, 3 * buttons.debounce_s)
+        # A short press and the pause after it each outlast the debounce time comfortably, and the
+        # press ends well within half the hold time, where a push of CONFIRM must end.
+        self.press_s = max(0.1, 2 * buttons.debounce_s)
         self.gap_s = self.press_s
 
     def press(self, button: DealerButton | str, *, hold_s: float | None = None, bounce: bool = False) -> None:

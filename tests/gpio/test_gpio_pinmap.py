@@ -76,6 +76,7 @@ def test_gpio_settings_defaults_and_overrides():
         ({"cage_max_run_s": "8"}, "gpio.cage_max_run_s"),
         ({"debounce_s": -0.01}, "gpio.debounce_s"),
         ({"long_press_s": 0.3, "debounce_s": 0.4}, "gpio.long_press_s"),
+        ({"long_press_s": 0.3, "debounce_s": 0.1}, "gpio.long_press_s"),  # no room for a push in half of it
         ({"hold_s": 1.0}, "gpio.hold_s"),
     ],
 )
