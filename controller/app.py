@@ -177,20 +177,22 @@ def serve(
     inputs: "queue.Queue[Mapping[str, Any] | None]",
     *,
     stop: threading.Event,
-    healthy: Callable[[], bool],
+    problems: Callable[[], list[str]],
     notifier: Notifier,
     tick: float = 1.0,
 ) -> None:
     """Take inputs off the queue until ``stop`` is set (or a ``None`` arrives).
 
     Between inputs, at least every ``tick`` seconds, it pings systemd's
-    watchdog -- but only while ``healthy()`` (camera delivering, display link
-    answering): a table that cannot see or show the dice should be restarted,
-    not kept alive.
+    watchdog -- but only while ``problems()`` is empty (camera delivering,
+    display link answering): a table that cannot see or show the dice should be
+    restarted, not kept alive. Each problem names its device; they go to
+    systemd's status line and, when they change, to the log, so the operator
+    reading ``journalctl`` learns which device stopped the pings.
     """
     interval = notifier.watchdog_interval()
     tick = min(tick, interval) if interval else tick
-    last_status = ""
+    last_status, last_problems = "", []
     while not stop.is_set():
         try:
             event = inputs.get(timeout=tick)
@@ -200,11 +202,17 @@ def serve(
             if event is None:
                 break
             controller.submit(event)
-        ok = healthy()
-        if ok:
+        found = problems()
+        if not found:
             notifier.watchdog()
+        if found != last_problems:
+            if found:
+                log.warning("not pinging the watchdog: %s", "; ".join(found))
+            else:
+                log.warning("camera and display healthy again: pinging the watchdog")
+            last_problems = found
         status = f"{controller.state.game}: {controller.state.phase.value}, {controller.state.rolls} rolls" + (
-            "" if ok else " (camera or display unhealthy: not pinging the watchdog)")
+            f" ({'; '.join(found)}: not pinging the watchdog)" if found else "")
         if status != last_status:
             notifier.status(status)
             last_status = status

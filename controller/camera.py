@@ -163,12 +163,20 @@ class CameraThread:
     def healthy(self) -> bool:
         return self.source.health.ok and self._thread.is_alive()
 
+    def describe(self) -> str:
+        """The camera's state in words, for the operator (``lost: no camera on /dev/video0``)."""
+        if not self._thread.is_alive():
+            return "stopped reading"
+        health = self.source.health
+        return health.state.value + (f": {health.detail}" if health.detail else "")
+
     def close(self) -> None:
         self._stop.set()
         self._thread.join(timeout=2.0)
         self.source.close()
 
     def _run(self) -> None:
+        outage = False
         while not self._stop.is_set():
             try:
                 frame = self.source.read()
@@ -176,7 +184,9 @@ class CameraThread:
                 log.warning("camera: broken frame skipped: %s", exc)
                 continue
             except SourceUnavailable as exc:
-                log.warning("camera unavailable: %s", exc)
+                # Once per outage: a camera gone for the night would otherwise log every second.
+                log.log(logging.DEBUG if outage else logging.WARNING, "camera unavailable: %s", exc)
+                outage = True
                 time.sleep(0.5)
                 continue
             except EndOfStream:
@@ -186,6 +196,9 @@ class CameraThread:
                 log.exception("camera: reading a frame failed")
                 time.sleep(0.5)
                 continue
+            if outage:
+                log.warning("camera delivering again")
+                outage = False
             try:
                 event = self.pipeline.feed(frame)
             except Exception:  # noqa: BLE001 - one bad frame must not stop the camera

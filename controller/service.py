@@ -65,13 +65,16 @@ def run_table(config: Config, *, events: IO[str] | None = None, resume: bool = F
             threading.Thread(target=read_events, args=(events, inputs), kwargs={"skip": skip, "end_with_none": exit_at_end},
                              name="event-stream", daemon=True).start()
 
-        def healthy() -> bool:
-            camera_ok = camera is None or camera.healthy()
-            display_ok = display is None or display.link.health().healthy
-            return camera_ok and display_ok
+        def problems() -> list[str]:
+            found = []
+            if camera is not None and not camera.healthy():
+                found.append(f"camera {camera.describe()}")
+            if display is not None and not (link := display.link.health()).healthy:
+                found.append(f"display on {link.port} not answering" + (f" ({link.last_error})" if link.last_error else ""))
+            return found
 
         notifier.ready(f"{config.game} table ready")
-        serve(controller, inputs, stop=stop, healthy=healthy, notifier=notifier)
+        serve(controller, inputs, stop=stop, problems=problems, notifier=notifier)
         return 0
     finally:
         notifier.stopping()

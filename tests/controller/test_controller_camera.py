@@ -1,6 +1,7 @@
 """The camera thread: whatever a frame source raises, the thread goes on reading."""
 from __future__ import annotations
 
+import logging
 import sys
 import time
 import types
@@ -11,7 +12,7 @@ import pytest
 from controller.camera import CameraThread, source_spec
 from controller.config import DEMO_SOURCE, validate
 from vision.sources import open_source
-from vision.sources.base import Frame, FrameSource, HealthState
+from vision.sources.base import Frame, FrameSource, HealthState, SourceUnavailable
 
 
 class FailingOnce(FrameSource):
@@ -147,3 +148,32 @@ def test_a_cage_that_turns_longer_than_the_settle_timeout_is_still_read():
     pipeline.arm()
     events = [e for i, image in enumerate(turning + rest) if (e := pipeline.feed(Frame(image, i / fps, i)))]
     assert [(e["status"], e["dice"]) for e in events] == [("ok", [1, 2, 3])] and len(reads) == 1
+
+
+class GoneThenBack(FrameSource):
+    """A camera unplugged for a few reads, then plugged back in."""
+
+    def __init__(self, gone: int) -> None:
+        super().__init__()
+        self.gone, self.reads = gone, 0
+
+    def read(self) -> Frame:
+        self.reads += 1
+        if self.reads <= self.gone:
+            raise SourceUnavailable(f"usb:0: unavailable, try {self.reads}")
+        time.sleep(0.01)
+        self._set_health(HealthState.OK)
+        return Frame(np.full((48, 64, 3), 90, np.uint8), self.reads / 30.0, self.reads)
+
+
+def test_a_camera_outage_is_logged_once_and_its_end_once(caplog):
+    pipeline = Counting()
+    thread = CameraThread(GoneThenBack(gone=3), pipeline, sink=lambda event: None).start()  # type: ignore[arg-type]
+    try:
+        deadline = time.monotonic() + 10
+        while pipeline.fed < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        thread.close()
+    said = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING and r.name == "controller.camera"]
+    assert said == ["camera unavailable: usb:0: unavailable, try 1", "camera delivering again"]

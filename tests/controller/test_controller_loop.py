@@ -145,24 +145,29 @@ def test_service_runs_a_scripted_session_and_shows_it(tmp_path, monkeypatch):
         assert verify(journal).ok and len(list(journal.entries())) == 1 + 5 + 3
 
 
-def test_watchdog_is_pinged_only_while_healthy(tmp_path, monkeypatch, rig):
+def test_watchdog_is_pinged_only_while_healthy(tmp_path, monkeypatch, rig, caplog):
     factory, pins, devices, link, standin, journal, inputs = rig
     controller = TableController(JournaledTable.open(journal, "craps", TableConfig()), devices, None, spin_seconds=0.05)
     path = tmp_path / "notify.sock"
     server = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     server.bind(str(path))
     server.settimeout(2)
-    health = {"ok": False}
+    health = {"problems": ["camera lost: no camera on /dev/video0"]}
     stop = threading.Event()
     loop = threading.Thread(target=serve, args=(controller, inputs),
-                            kwargs={"stop": stop, "healthy": lambda: health["ok"], "notifier": Notifier(str(path)), "tick": 0.02})
+                            kwargs={"stop": stop, "problems": lambda: health["problems"], "notifier": Notifier(str(path)),
+                                    "tick": 0.02})
     loop.start()
     try:
         first = server.recv(4096).decode()
-        assert "WATCHDOG" not in first and "not pinging" in first  # unhealthy: status only
-        health["ok"] = True
+        assert "WATCHDOG" not in first  # unhealthy: status only, naming the device
+        assert "camera lost: no camera on /dev/video0: not pinging" in first
+        health["problems"] = []
         messages = [server.recv(4096).decode() for _ in range(3)]
         assert "WATCHDOG=1" in messages
+        warnings = [r.getMessage() for r in caplog.records if "watchdog" in r.getMessage()]
+        assert warnings == ["not pinging the watchdog: camera lost: no camera on /dev/video0",
+                            "camera and display healthy again: pinging the watchdog"]  # once each, not every tick
     finally:
         stop.set()
         loop.join(timeout=2)

@@ -43,6 +43,9 @@ def test_unit_has_the_required_settings():
     assert settings["Restart"] == "on-failure"
     # safe_exit ends on SIGTERM with 128 + 15: `systemctl stop` must not leave the unit failed
     assert settings["SuccessExitStatus"].split() == ["143"]
+    # a configuration error (exit 2) is not restarted; other quick failures stop after a burst of starts
+    assert settings["RestartPreventExitStatus"].split() == ["2"]
+    assert int(settings["StartLimitBurst"]) >= 5 and settings["StartLimitIntervalSec"]
     assert "hardware.gpio.force_off" in settings["ExecStopPost"]
     assert settings["NoNewPrivileges"] == "yes" and settings["ProtectSystem"] == "strict"
     assert settings["StateDirectory"] == "dicetable" and settings["ProtectHome"] == "yes"
