@@ -24,14 +24,27 @@ if ! id dicetable >/dev/null 2>&1; then
 fi
 usermod -a -G gpio,video,dialout dicetable
 
+# The display's Pico listens on the UART of GPIO14/15: /dev/serial0, except on a Pi 5, where serial0
+# is the debug connector's UART and GPIO14/15 is /dev/ttyAMA0 (with dtparam=uart0=on; README, step 3).
+PORT=/dev/serial0
+if grep -q "Raspberry Pi 5" /proc/device-tree/model 2>/dev/null; then
+    PORT=/dev/ttyAMA0
+    if ! grep -q "^dtparam=uart0=on" /boot/firmware/config.txt 2>/dev/null; then
+        echo "install.sh: add dtparam=uart0=on to /boot/firmware/config.txt for the display (README, step 3)"
+    fi
+fi
+if grep -q "console=serial0" /boot/firmware/cmdline.txt 2>/dev/null; then
+    echo "install.sh: a login console is on the display's serial port; turn it off with raspi-config (README, step 3)"
+fi
+
 install -d -m 0755 /etc/dicetable
 if [ ! -e /etc/dicetable/dicetable.toml ]; then
     # The example runs on the stand-ins; at a table: the state directory of the unit, the Pi's GPIO,
-    # the Pi camera and the display on the Pi's UART (GPIO14/15, /dev/serial0), where the firmware listens.
+    # the Pi camera and the display on the Pi's UART, where the firmware listens.
     sed -e 's|^state_dir = .*|state_dir = "/var/lib/dicetable"|' \
         -e 's|^pin_factory = .*|pin_factory = "lgpio"|' \
         -e 's|^source = "scenes"|source = "picamera2"|' \
-        -e 's|^port = "sim"|port = "/dev/serial0"|' \
+        -e "s|^port = \"sim\"|port = \"$PORT\"|" \
         "$HERE/docs/example.toml" > /etc/dicetable/dicetable.toml
     chmod 0644 /etc/dicetable/dicetable.toml
     echo "install.sh: wrote /etc/dicetable/dicetable.toml; edit it for this table (README, Configuration)"
