@@ -218,6 +218,22 @@ def _load_calibration(table: dict[str, Any], base: Path, problems: list[tuple[st
         return Calibration(), None
 
 
+def _check_calibrated_size(camera: dict[str, Any], calibration: Any, empty_image: Any,
+                           problems: list[tuple[str, str]]) -> None:
+    """A live camera must film at the size the table was calibrated at: the landing mask, the empty
+    table and the die's size in pixels all belong to that size, and at another one the settle
+    detector watches the whole frame and the reader expects dice of the wrong size."""
+    live = camera["source"] == "picamera2" or (camera["source"] == "opencv" and not camera["path"])
+    pictures = [a for a in (calibration.landing_mask, empty_image) if a is not None]
+    if not live or not pictures or problems:
+        return
+    height, width = pictures[0].shape[:2]
+    if (width, height) != (camera["width"], camera["height"]):
+        problems.append(("calibration", f"made on {width}x{height} frames, but camera.width x camera.height is "
+                                        f"{camera['width']}x{camera['height']}: calibrate again at that size, "
+                                        "or set the camera to the calibrated one"))
+
+
 def validate(data: dict[str, Any], source: str) -> Config:
     """Merge ``data`` over the defaults, check every key, and build the :class:`Config`."""
     problems: list[tuple[str, str]] = []
@@ -243,6 +259,7 @@ def validate(data: dict[str, Any], source: str) -> Config:
     base = Path(source).parent if source != DEMO_SOURCE else Path(".")
     calibration, empty_image = _load_calibration(merged["calibration"], base, problems)
     camera = merged["camera"]
+    _check_calibrated_size(camera, calibration, empty_image, problems)
     base_dir = Path(source).parent if source != DEMO_SOURCE else Path(".")
     if camera["source"] == "folder" and not camera["path"]:
         problems.append(("camera.path", "must name the folder of images when camera.source is \"folder\""))

@@ -115,6 +115,19 @@ def test_calibration_file_written_by_the_calibrate_tool_is_loaded(tmp_path):
     assert config.empty_image is None
 
 
+def test_a_live_camera_must_film_at_the_calibrated_size(tmp_path):
+    import cv2
+    import numpy as np
+
+    (tmp_path / "cal").mkdir()
+    cv2.imwrite(str(tmp_path / "cal" / "mask.png"), np.full((48, 64), 255, np.uint8))
+    (tmp_path / "cal" / "calibration.toml").write_text('[calibration]\nframe_size = [64, 48]\nlanding_mask = "mask.png"\n')
+    calibrated = '[calibration]\nfile = "cal/calibration.toml"\n[camera]\nsource = "picamera2"\n'
+    with pytest.raises(ConfigError, match=r"calibration: made on 64x48 frames, but camera.width x camera.height is 640x480"):
+        load(_write(tmp_path, calibrated))
+    assert load(_write(tmp_path, calibrated + "width = 64\nheight = 48\n")).calibration.landing_mask.shape == (48, 64)
+
+
 def test_readme_configuration_section_shows_the_shipped_example():
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     section = readme.split("<!-- section: configuration -->")[1].split("<!-- section: ")[0]
