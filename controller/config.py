@@ -218,6 +218,21 @@ def _load_calibration(table: dict[str, Any], base: Path, problems: list[tuple[st
         return Calibration(), None
 
 
+#: The Pi's serial ports on GPIO14/15 (TXD/RXD), where the display's Pico is wired.
+HEADER_UART_PORTS = ("/dev/serial0", "/dev/ttyAMA0", "/dev/ttyS0")
+HEADER_UART_BCM = (14, 15)
+
+
+def _check_uart_pins(pins: Any, port: Any, problems: list[tuple[str, str]]) -> None:
+    """A button or lamp on BCM 14/15 would fight the display's serial line on the same pins."""
+    if pins is None or port not in HEADER_UART_PORTS:
+        return
+    for key, bcm in pins.to_dict().items():
+        if bcm in HEADER_UART_BCM:
+            problems.append((f"pins.{key}", f"BCM {bcm} carries the display's serial line (display.port = {port!r}); "
+                                            "use a pin that hardware/README.md leaves free"))
+
+
 def _check_calibrated_size(camera: dict[str, Any], calibration: Any, empty_image: Any,
                            problems: list[tuple[str, str]]) -> None:
     """A live camera must film at the size the table was calibrated at: the landing mask, the empty
@@ -256,6 +271,7 @@ def validate(data: dict[str, Any], source: str) -> Config:
             if message:
                 problems.append((f"{section}.{key}", message))
     built = _build_delegated(merged, problems)
+    _check_uart_pins(built.get("pins"), merged["display"]["port"], problems)
     base = Path(source).parent if source != DEMO_SOURCE else Path(".")
     calibration, empty_image = _load_calibration(merged["calibration"], base, problems)
     camera = merged["camera"]

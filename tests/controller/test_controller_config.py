@@ -128,6 +128,14 @@ def test_a_live_camera_must_film_at_the_calibrated_size(tmp_path):
     assert load(_write(tmp_path, calibrated + "width = 64\nheight = 48\n")).calibration.landing_mask.shape == (48, 64)
 
 
+def test_a_pin_on_the_displays_serial_line_is_refused(tmp_path):
+    on_uart = '[display]\nport = "/dev/serial0"\n[pins]\nbutton_void = 14\n'
+    with pytest.raises(ConfigError, match=r"pins.button_void: BCM 14 carries the display's serial line"):
+        load(_write(tmp_path, on_uart))
+    # with the display on a USB-serial adapter, GPIO14/15 are free
+    assert load(_write(tmp_path, on_uart.replace("/dev/serial0", "/dev/ttyUSB0"))).pins.button_void == 14
+
+
 def test_readme_configuration_section_shows_the_shipped_example():
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     section = readme.split("<!-- section: configuration -->")[1].split("<!-- section: ")[0]
