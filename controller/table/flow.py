@@ -27,7 +27,10 @@ journaled as ``rejected``, and changes nothing):
 - ``pending`` (a read waits for the dealer): ``confirm`` (only an
   ``uncertain`` read with the right number of dice), ``manual``, ``void``
   (discard the read; bets stay locked for the rethrow), or a new ``read``
-  of the same roll (the dealer straightened a die), which replaces it.
+  of the same roll, which replaces it. The camera sends none by itself
+  here (its settle detector is disarmed once it has handed out the roll's
+  frame); after ``void`` it is armed again, so a die the dealer straightens
+  then is read when it is still.
 - ``manual`` (entering dice by hand): ``lock`` steps the die, ``confirm``
   accepts it, ``void`` cancels back to where the entry started.
 
