@@ -21,10 +21,12 @@ _PHASE_WORDS = {
     "open": "OPEn",
     "locked": "LOCd",
     "rolling": "roLL",
-    "confirm": "ConF",
+    "confirm": "ConF",  # an unsure read waits: CONFIRM settles it
     "settled": "PAId",
     "void": "UOId",
     "closed": "CLSd",
+    "manual": "HAnd",  # the dealer is entering the dice by hand: LOCK steps the die shown
+    "enter": "Entr",  # the camera could not read the dice: CONFIRM is refused; hold it to enter them
 }
 
 

@@ -95,6 +95,22 @@ def test_state_payload_round_trips():
         assert DisplayState.from_payload(state.to_payload()) == state
 
 
+def test_new_phases_are_added_at_the_end_and_round_trip():
+    # The wire sends a phase's index: the codes of protocol 1 keep their meaning.
+    assert messages.PHASES[:7] == ("open", "locked", "rolling", "confirm", "settled", "void", "closed")
+    assert messages.PROTOCOL_VERSION == 2
+    for phase, code in (("manual", 7), ("enter", 8)):
+        state = DisplayState("craps", phase, (3, 4), 6, ((6, 5),), 9)
+        assert state.to_payload()[1] == code
+        assert DisplayState.from_payload(state.to_payload()) == state
+
+
+def test_an_unknown_phase_code_is_refused():
+    payload = bytearray(POINT_6.to_payload())
+    payload[1] = len(messages.PHASES)
+    _raises(ValueError, DisplayState.from_payload, bytes(payload))
+
+
 def test_state_rejects_what_the_display_cannot_show():
     _raises(ValueError, DisplayState, "poker")
     _raises(ValueError, DisplayState, "craps", "dancing")
@@ -157,6 +173,17 @@ def test_layout_of_bang_names_the_dealers_point():
     assert layout.rows(state) == ("        ", "OPEnd 10", "        ")
 
 
+def test_layout_tells_a_read_to_confirm_from_one_to_enter_and_from_a_hand_entry():
+    # The same dice [3, 4], three things the dealer must do: CONFIRM; hold CONFIRM (CONFIRM alone is
+    # refused); LOCK steps the die being entered.
+    words = {}
+    for phase in ("confirm", "enter", "manual"):
+        words[phase] = layout.rows(DisplayState("craps", phase, (3, 4), 6, (), 1))[1]
+    assert words == {"confirm": "ConFP  6", "enter": "EntrP  6", "manual": "HAndP  6"}
+    assert layout.rows(DisplayState("hazard", "enter", (), None, (), 1)) == ("        ", "Entr    ", "        ")
+    assert layout.rows(DisplayState("bang", "manual", (2,), None, (), 1))[1] == "HAnd OFF"
+
+
 def test_every_phase_and_game_fits_the_digits():
     for game in messages.GAMES:
         for phase in messages.PHASES:
@@ -195,6 +222,13 @@ def test_rows_land_on_their_modules_left_to_right():
         assert chain.text() == ("12345678", "AbCdEF-_", "  7.11.   ")
 
 
+def test_the_chain_lights_the_new_phase_words_legibly():
+    chain, panel = _panel()
+    for phase, word in (("manual", "HAnd"), ("enter", "Entr")):
+        panel.show(layout.rows(DisplayState("craps", phase, (3, 4), 6, (), 1)))
+        assert chain.text()[1] == word + "P  6"  # each letter reads back as itself: no shared shape
+
+
 def test_the_bus_is_quiet_while_nothing_changes():
     chain, panel = _panel()
     panel.show(("1", "2", "3"))
@@ -218,6 +252,16 @@ def test_hello_is_answered_with_versions():
     assert messages.parse_hello_reply(reply.payload) == (messages.OK, None, messages.PROTOCOL_VERSION, FIRMWARE_VERSION)
     [reply] = _replies(device.receive(encode(8, messages.HELLO, b"\x63"), 1))
     assert messages.parse_hello_reply(reply.payload)[0] == messages.BAD_VERSION
+
+
+def test_a_state_with_an_unknown_phase_code_is_refused_and_the_picture_kept():
+    device = Device()
+    device.receive(encode(1, messages.STATE, POINT_6.to_payload()), 0)
+    payload = bytearray(DisplayState("craps", "enter", (), 6, (), 6).to_payload())
+    payload[1] = len(messages.PHASES)
+    [ack] = _replies(device.receive(encode(2, messages.STATE, bytes(payload)), 10))
+    assert messages.parse_ack(ack.payload) == (messages.BAD_PAYLOAD, POINT_6.tag())
+    assert device.current(20) == POINT_6 and device.rejected == 1
 
 
 def test_a_state_is_acknowledged_with_its_tag_and_shown():

@@ -20,8 +20,17 @@ def test_handshake_then_the_display_shows_the_state(stand_in, make_link):
     assert stand_in.screen().rows == ("3 4    7", "L0CdP  6", "11.      ")
     health = link.health()
     assert health.connected and health.healthy and health.in_sync
-    assert health.firmware_version == "1.0.0"
+    assert health.firmware_version == "1.1.0"
     assert health.fault_count == 0 and health.last_error is None
+
+
+def test_the_stand_in_shows_a_hand_entry_and_a_read_to_enter_by_hand(stand_in, make_link):
+    link = make_link(stand_in.port, timing=LinkTiming(ack_timeout=1.0, heartbeat_interval=0.1))
+    for phase, word in (("manual", "HAnd"), ("enter", "Entr")):
+        state = DisplayState("craps", phase, (3, 4), 6, (), 9)
+        link.show(state)
+        assert link.wait_acked(state, 5.0) is not None
+        assert stand_in.screen().rows == ("3 4    7", word + "P  6", "        ")
 
 
 def test_the_latest_of_many_updates_wins(stand_in, make_link, eventually):
