@@ -8,7 +8,7 @@ order things took effect, and outputs are always drawn from the state that
 was just journaled.
 
 - :class:`TableController` -- one table: ``submit(event)`` and ``redraw()``.
-- :func:`display_state` -- the table's view as the LED display's picture.
+- :func:`display_state` -- the table's view as the LED display's picture (:func:`display_phase`: its status word).
 - :func:`serve` -- the main loop: inputs until stopped, watchdog pings while the
   camera and the display are healthy.
 - :func:`open_devices` / :func:`open_display` -- the GPIO devices and the display
@@ -36,17 +36,31 @@ _PHASE_ON_DISPLAY = {
     Phase.BETTING: "open",
     Phase.LOCKED: "locked",
     Phase.SPINNING: "rolling",
-    Phase.PENDING: "confirm",
-    Phase.MANUAL: "confirm",
+    Phase.PENDING: "confirm",  # or "enter": see display_phase
+    Phase.MANUAL: "manual",
 }
+
+
+def display_phase(state: TableState) -> str:
+    """The display's word for what the table waits for (``DisplayState.phase``).
+
+    The dealer has only the buttons and this word, so it tells apart what the buttons do: a waiting
+    read shows ``confirm`` (``ConF``) only when CONFIRM would settle it (``PendingRead.confirmable``,
+    the test ``_confirm`` makes), otherwise ``enter`` (``Entr``: hold CONFIRM to enter the dice by
+    hand, or VOID); a hand entry shows ``manual`` (``HAnd``), where LOCK steps the die shown.
+    """
+    if state.phase is Phase.PENDING:
+        pending = state.pending
+        return "confirm" if pending is not None and pending.confirmable(state.dice_count) else "enter"
+    if state.phase is Phase.BETTING and state.rolls:
+        return "settled"  # the last roll's result stays up, marked final, until the next lock
+    return _PHASE_ON_DISPLAY[state.phase]
 
 
 def display_state(state: TableState) -> DisplayState:
     """What the LED display shows for ``state`` (a pure function: redraw = call again)."""
     view = view_for(state)
-    phase = _PHASE_ON_DISPLAY[state.phase]
-    if state.phase is Phase.BETTING and state.rolls:
-        phase = "settled"  # the last roll's result stays up, marked final, until the next lock
+    phase = display_phase(state)
     return DisplayState(
         game=state.game,
         phase=phase,

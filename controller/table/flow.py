@@ -80,6 +80,11 @@ class PendingRead:
     frame: str | None
     reason: str | None
 
+    def confirmable(self, dice_count: int) -> bool:
+        """Whether CONFIRM settles this read: the camera was unsure (``uncertain``), not blind
+        (``no_read``), and saw the game's number of dice. Otherwise only a hand entry or VOID will do."""
+        return self.status == "uncertain" and len(self.dice) == dice_count
+
 
 @dataclass(frozen=True)
 class TableState:
@@ -239,7 +244,7 @@ def _confirm(state: TableState, event: Mapping[str, Any]) -> Step:
     pending = state.pending
     if state.phase is not Phase.PENDING or pending is None:
         raise Refused("nothing to confirm: no read is waiting for the dealer")
-    if pending.status != "uncertain" or len(pending.dice) != state.dice_count:
+    if not pending.confirmable(state.dice_count):
         raise Refused("nothing to confirm: the camera could not read these dice; enter them by hand or void")
     return _settle(state, pending.dice, "confirm")
 

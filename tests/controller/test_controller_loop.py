@@ -82,6 +82,21 @@ def test_lamps_motor_and_display_follow_the_journaled_state(rig):
     assert shown is not None and shown.state.phase == "settled"
 
 
+def test_the_display_tells_the_dealer_which_button_the_table_waits_for(rig):
+    factory, pins, devices, link, standin, journal, inputs = rig
+    controller = TableController(JournaledTable.open(journal, "craps", TableConfig()), devices, link, spin_seconds=0.05)
+    words = []
+    for event in ({"event": "lock"},
+                  {"event": "read", "status": "no_read", "dice": [], "confidence": 0.0, "frame": None},
+                  {"event": "manual"},
+                  {"event": "void"},  # the hand entry cancelled: the read waits again
+                  {"event": "read", "status": "uncertain", "dice": [3, 4], "confidence": 0.5, "frame": None}):
+        assert controller.submit(event).accepted
+        assert link.wait_acked(display_state(controller.state), timeout=3) is not None
+        words.append(standin.screen().rows[1][:4])  # as the stand-in reads the segments back (O as 0)
+    assert words == ["L0Cd", "Entr", "HAnd", "Entr", "ConF"]
+
+
 def test_void_stops_the_cage_and_unlocks(rig):
     factory, pins, devices, link, standin, journal, inputs = rig
     controller = TableController(JournaledTable.open(journal, "hazard", TableConfig()), devices, link, spin_seconds=30)

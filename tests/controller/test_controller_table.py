@@ -260,6 +260,49 @@ def test_no_read_with_a_wrong_count_keeps_no_dice():
     assert state.pending.dice == (3, 4)  # a whole roll seen (dice touching): the hand entry starts there
 
 
+SPIN_DONE = {"event": "spin_done"}
+
+
+@pytest.mark.parametrize(
+    "game, events, phase, dice",
+    [
+        ("craps", [LOCK, read("uncertain", [3, 4], 0.5)], "confirm", (3, 4)),    # CONFIRM settles it
+        ("craps", [LOCK, read("no_read", [], 0.0)], "enter", ()),               # CONFIRM is refused
+        ("craps", [LOCK, read("no_read", [3, 4], 0.2)], "enter", (3, 4)),       # a whole roll seen: still no CONFIRM
+        ("craps", [LOCK, read("no_read", [3, 1, 3, 3, 3], 0.1)], "enter", ()),
+        ("hazard", [LOCK, SPIN_DONE, read("uncertain", [1, 2, 3], 0.5)], "confirm", (1, 2, 3)),
+        ("hazard", [LOCK, SPIN_DONE, read("no_read", [1, 2], 0.1)], "enter", ()),
+        ("bang", [LOCK, read("no_read", [], 0.0)], "enter", ()),
+        ("craps", [LOCK, read("uncertain", [3, 4], 0.5), MANUAL], "manual", (3,)),  # LOCK steps the die
+        ("craps", [LOCK, read("no_read", [], 0.0), MANUAL], "manual", (1,)),
+        ("craps", [LOCK, MANUAL, LOCK, CONFIRM], "manual", (2, 1)),
+        ("craps", [LOCK, read("uncertain", [3, 4], 0.5), MANUAL, VOID], "confirm", (3, 4)),  # entry cancelled
+        ("craps", [LOCK, read("no_read", [], 0.0), MANUAL, VOID], "enter", ()),
+    ],
+)
+def test_display_says_confirm_only_when_confirm_settles_the_read(game, events, phase, dice):
+    from controller.app import display_state
+
+    state, steps = run(new_table(game, CONFIG), *events)
+    assert all(s.accepted for s in steps)
+    picture = display_state(state)
+    assert (picture.phase, picture.dice) == (phase, dice)
+    confirmed = step(state, CONFIRM)
+    settled_by_confirm = confirmed.accepted and any(e.get("source") == "confirm" for e in confirmed.effects)
+    assert settled_by_confirm == (picture.phase == "confirm")
+
+
+def test_a_hand_entry_no_longer_looks_like_the_read_it_corrects():
+    from controller.app import display_state
+    from firmware import layout
+
+    waiting, _ = run(new_table("craps", CONFIG), LOCK, read("uncertain", [3, 4], 0.5))
+    entering, _ = run(waiting, MANUAL, CONFIRM)  # die 1 accepted at 3, die 2 offered at 4
+    assert display_state(entering).dice == display_state(waiting).dice == (3, 4)
+    assert layout.rows(display_state(waiting))[1] == "ConF OFF"
+    assert layout.rows(display_state(entering))[1] == "HAnd OFF"
+
+
 def test_a_fault_in_the_code_refuses_the_input_instead_of_wedging_the_table(monkeypatch):
     from controller.table import rules_port
 
