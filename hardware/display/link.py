@@ -43,13 +43,18 @@ class LinkTiming:
 
     The display forgets its picture after 3 s of silence
     (firmware/device.py LINK_TIMEOUT_MS), so heartbeats and the whole retry
-    budget (``ack_timeout * (retries + 1)``) must stay well inside that.
+    budget (``ack_timeout * (retries + 1)``) must stay well inside that. After
+    a version mismatch the host keeps silent for longer than that
+    (``version_pause``): a display left on an older firmware hears every HELLO,
+    and would otherwise keep showing its last picture as if it were current,
+    instead of its "no link" pattern.
     """
 
     ack_timeout: float = 0.2
     retries: int = 3
     heartbeat_interval: float = 1.0
     reopen_interval: float = 1.0
+    version_pause: float = 4.0
     healthy_within: float = 3.0
     write_timeout: float = 0.5
     read_slice: float = 0.01
@@ -154,6 +159,7 @@ class DisplayLink:
         self._faults: dict[str, int] = {}
         self._firmware_version: str | None = None
         # Only the thread touches these:
+        self._version_mismatch = False  # the last handshake met another protocol: wait longer before the next
         self._device_tag: int | None = None
         self._rejected_payload: bytes | None = None
         self._last_exchange = 0.0
@@ -264,7 +270,8 @@ class DisplayLink:
                     self._fault("internal", f"unexpected error: {exc!r}")
                 finally:
                     self._close()
-            self._stop.wait(self.timing.reopen_interval)
+            pause = self.timing.version_pause if self._version_mismatch else self.timing.reopen_interval
+            self._stop.wait(pause)
 
     def _open(self) -> bool:
         try:
@@ -323,9 +330,11 @@ class DisplayLink:
                     self._cond.wait(max(0.0, due - self._clock()))
 
     def _handshake(self) -> bool:
+        self._version_mismatch = False
         reply = self._transact(messages.HELLO, bytes([messages.PROTOCOL_VERSION]))
         if reply is None:
             return False
+        self._version_mismatch = True  # until the reply proves otherwise
         if reply.kind != messages.HELLO_REPLY:
             self._fault("version", f"display answered HELLO with type 0x{reply.kind:02X}")
             return False
@@ -342,6 +351,7 @@ class DisplayLink:
                 f"{messages.PROTOCOL_VERSION}: reflash the display (firmware/README.md)",
             )
             return False
+        self._version_mismatch = False
         self._device_tag = tag
         with self._cond:
             self._firmware_version = firmware

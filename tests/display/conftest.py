@@ -17,6 +17,7 @@ FAST = LinkTiming(
     retries=2,
     heartbeat_interval=0.1,
     reopen_interval=0.05,
+    version_pause=0.6,  # longer than DISPLAY_TIMEOUT_MS, as the real one is longer than 3 s
     healthy_within=0.5,
     write_timeout=0.2,
     read_slice=0.005,

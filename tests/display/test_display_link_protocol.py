@@ -60,6 +60,24 @@ def test_a_display_still_on_protocol_1_asks_for_a_reflash(scripted_factory, fast
     assert not health.connected and not health.healthy
 
 
+def test_after_a_version_mismatch_the_host_keeps_silent_long_enough_for_an_old_display_to_show_no_link(
+    scripted_factory, fast_timing, eventually
+):
+    """An old firmware hears every HELLO: sent each reopen, they would keep its last picture up as if current."""
+    heard: list[float] = []
+
+    def firmware_1_0_0(data: bytes) -> bytes:
+        heard.append(time.monotonic())
+        return b"".join(encode(frame.seq, messages.HELLO_REPLY,
+                               messages.ack_payload(messages.BAD_VERSION, None) + bytes([1, 1, 0, 0]))
+                        for frame in Decoder().feed(data))
+
+    with DisplayLink("scripted", timing=fast_timing, serial_factory=scripted_factory(firmware_1_0_0)) as link:
+        eventually(lambda: link.health().faults.get("version", 0) >= 3)
+    gaps = [b - a for a, b in zip(heard, heard[1:])]
+    assert gaps and min(gaps) >= fast_timing.version_pause > fast_timing.reopen_interval
+
+
 def test_a_refused_state_is_reported_once_not_resent_forever(scripted_factory, eventually):
     device = Device()
 
