@@ -97,8 +97,6 @@ def run_dicetable(specs: list[BetSpec], rolls: int, seed: int) -> dict:
     }
 
 
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bet", action="append", default=[], help="KIND[:NUMBER] (repeatable); default pass and place:6")
@@ -115,15 +113,15 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         print(f"no crapssim counterpart for: {', '.join(unknown)}", file=sys.stderr)
         return 2
-    try:
-        import crapssim  # noqa: F401
-    except ImportError:
-        print("crapssim is not installed: .venv/bin/pip install crapssim", file=sys.stderr)
-        return 2
     try:  # before crapssim: it checks each bet (a number, a stake within the limits) and says what is wrong
         ours = run_dicetable(specs, args.rolls, args.seed)
     except ValueError as exc:
         print(exc, file=sys.stderr)
+        return 2
+    try:
+        import crapssim  # noqa: F401
+    except ImportError:
+        print("crapssim is not installed: .venv/bin/pip install crapssim", file=sys.stderr)
         return 2
     theirs = run_crapssim(specs, ours["amounts"], args.rolls, args.seed)
     ratio = ours["rolls_per_second"] / theirs["rolls_per_second"]
