@@ -47,6 +47,7 @@ the live camera.
 from __future__ import annotations
 
 import logging
+import math
 from dataclasses import dataclass
 from typing import Literal
 
@@ -99,6 +100,12 @@ class SettleConfig:
     die_size_px: float | None = None  # None: a twelfth of the frame's width
     adapt_rate: float = 0.05  # how fast the empty picture follows the lighting
     follow_light: bool = True  # compare frames after evening out their brightness (overall, then row by row)
+
+    def __post_init__(self) -> None:
+        size = self.die_size_px
+        if size is not None and not (math.isfinite(size) and size > 0):
+            # A calibration gone wrong must stop the start with its reason, not the first frame with a traceback.
+            raise ValueError(f"settle: die_size_px must be a positive number of pixels, got {size!r}")
 
     def frames(self, seconds: float) -> int:
         """``seconds`` as a whole number of frames (at least one)."""

@@ -111,3 +111,9 @@ def test_the_calibrated_top_face_reaches_the_judge(draw_table, monkeypatch):
 def test_bad_frames_are_no_read_not_exceptions(frame):
     read = read_dice(frame, expect=2)
     assert read.status == ReadStatus.NO_READ and read.reason
+
+
+@pytest.mark.parametrize("size", [float("nan"), float("inf"), 0.0, -40.0])
+def test_a_calibration_with_a_die_size_that_is_no_size_is_a_no_read_not_an_exception(draw_table, size):
+    read = read_dice(draw_table([(200, 240, 3), (420, 240, 5)]), expect=2, calibration=Calibration(die_size_px=size))
+    assert read.status == ReadStatus.NO_READ and "die size must be a positive number of pixels" in read.reason

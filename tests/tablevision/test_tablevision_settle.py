@@ -175,6 +175,12 @@ def test_frame_size_change_starts_over_without_failing():
     assert 20 <= events[0][0] < 30 and events[1][0] >= 30 + 10 + 10  # the second roll only once it lay still
 
 
+@pytest.mark.parametrize("size", [float("nan"), float("inf"), 0.0, -3.0])
+def test_a_die_size_that_is_no_size_is_refused_when_configured_not_at_the_first_frame(size):
+    with pytest.raises(ValueError, match="die_size_px must be a positive number of pixels"):
+        SettleConfig(die_size_px=size)
+
+
 def test_plain_arrays_are_accepted_and_bad_modes_refused():
     rng = np.random.default_rng(4)
     det = SettleDetector(SettleConfig(die_size_px=14))

@@ -1,6 +1,7 @@
 """One still frame in, one ``DiceRead`` out: detector, classifiers, leaning check, pip counter, judge."""
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, replace
 
@@ -154,6 +155,9 @@ def read_dice(frame: np.ndarray, expect: int | None = None, calibration: Calibra
     if expect is not None and expect < 1:
         return done(DiceRead(ReadStatus.NO_READ, (), f"expected dice count must be at least 1, got {expect}"))
     die_size = calibration.die_size_px if calibration else None
+    if die_size is not None and not (isinstance(die_size, (int, float)) and math.isfinite(die_size) and die_size > 0):
+        return done(DiceRead(ReadStatus.NO_READ, (), f"calibration: die size must be a positive number of pixels, "
+                                                     f"got {die_size!r}"))
     mask = calibration.landing_mask if calibration else None
     if mask is not None and mask.shape[:2] != frame.shape[:2]:
         mask = cv2.resize(mask, (frame.shape[1], frame.shape[0]), interpolation=cv2.INTER_NEAREST)
