@@ -39,6 +39,15 @@ MASK_FILE = "landing_mask.png"
 EMPTY_FILE = "empty.png"
 CHECK_FILE = "calibration_check.png"
 
+#: A lone blob this many times the area of the smallest lone blob is not one die. Three
+#: dice flush in an L or a triangle are square enough to pass for one die of twice the
+#: size, and their box is 0.61 to 0.75 full, no emptier than some single dice (down to
+#: 0.74 on generated scenes, with a wire or glare across), so no shape rule tells them
+#: apart; but single dice of one set differ in area by under 1.3 times on generated scenes.
+#: So does something else than dice that differs from the empty picture (a chip taken
+#: away between the empty frames and the dice frames).
+MAX_LONE_AREA_RATIO = 1.7
+
 
 class CalibrationError(ValueError):
     """The frames given cannot calibrate a table; the message says what to do."""
@@ -198,6 +207,55 @@ def _merge_colours(colours: list[tuple[int, int, int]]) -> list[tuple[int, int, 
     return [mean_hsv(np.array(g)) for g in sorted(groups, key=len, reverse=True)]
 
 
+def _frames_to_measure(per_frame: list[list[DieBlob]], expect: int | None, warnings: list[str]) -> list[list[DieBlob]]:
+    """The dice frames to measure: with ``expect``, only those showing that many dice apart.
+
+    A frame with fewer blobs than dice has dice touching (which may pass for one big
+    die); one with more has something else that differs from the empty picture.
+    Neither should set the die size, and when no frame shows the count, nothing can.
+    """
+    if expect is None:
+        return per_frame
+    for i, blobs in enumerate(per_frame):
+        if len(blobs) != expect:
+            warnings.append(f"dice frame {i + 1}: found {len(blobs)} dice, expected {expect}")
+    measured = [blobs for blobs in per_frame if len(blobs) == expect]
+    if not measured:
+        found = ", ".join(str(len(blobs)) for blobs in per_frame)
+        raise CalibrationError(f"no dice frame shows {expect} dice apart (found {found}): lay the {expect} dice "
+                               "apart from each other, nothing else in the landing area, and calibrate again")
+    return measured
+
+
+def die_size(lone: Sequence[DieBlob]) -> float:
+    """The side of one die in pixels: the median of the lone dice near their median.
+
+    Raises :class:`CalibrationError` when the lone blobs cannot all be single dice
+    (see :data:`MAX_LONE_AREA_RATIO`): a die size twice the truth would let the settle
+    detector take a creeping die for still.
+    """
+    sides = np.array([b.side for b in lone], np.float64)
+    smallest, largest = float(sides.min()), float(sides.max())
+    if (largest / smallest) ** 2 >= MAX_LONE_AREA_RATIO:
+        raise CalibrationError(
+            f"the lone dice differ in size ({smallest:.0f} to {largest:.0f} px across): dice touch in a cluster, "
+            "or something else that differs from the empty table lies in the landing area; clear the landing "
+            "area but for the dice, lay them apart, and calibrate again")
+    med = float(np.median(sides))
+    return positive_size(float(np.median(sides[np.abs(sides - med) < 0.25 * med])), "die size")
+
+
+def positive_size(value: Any, what: str) -> float:
+    """``value`` as a finite positive float, else :class:`CalibrationError` naming ``what``.
+
+    ``nan`` passes ``> 0`` tests as false and is truthy, so it would be written, loaded,
+    and crash the settle detector at its first frame; it is stopped here instead.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value) or value <= 0:
+        raise CalibrationError(f"{what}: expected a finite positive number of pixels, got {value!r}; calibrate again")
+    return float(value)
+
+
 def calibrate(
     empty_frames: Sequence[np.ndarray],
     dice_frames: Sequence[np.ndarray],
@@ -206,8 +264,10 @@ def calibrate(
     """Measure a table from frames of it empty and frames with dice at rest.
 
     ``expect``: how many dice lie in each dice frame (a warning when a frame
-    shows another number). Raises :class:`CalibrationError` when the frames
-    cannot calibrate (no felt, sizes differ, no dice anywhere).
+    shows another number, and only frames showing it are measured). Raises
+    :class:`CalibrationError` when the frames cannot calibrate (no felt, sizes
+    differ, no dice anywhere, no frame with ``expect`` dice, lone dice of
+    different sizes).
     """
     empties = _check_frames(empty_frames, "empty-table")
     dices = _check_frames(dice_frames, "dice")
@@ -224,21 +284,17 @@ def calibrate(
     per_frame = [find_dice(f, empty, mask, felt) for f in dices]
     if not any(per_frame):
         raise CalibrationError("no dice found in the dice frames: place dice at rest in the landing area, then capture")
-    for i, blobs in enumerate(per_frame):
-        if expect is not None and len(blobs) != expect:
-            warnings.append(f"dice frame {i + 1}: found {len(blobs)} dice, expected {expect}")
-    lone = [b for blobs in per_frame for b in blobs if b.alone]
+    measured = _frames_to_measure(per_frame, expect, warnings)
+    lone = [b for blobs in measured for b in blobs if b.alone]
     size = None
     if lone:
-        sides = np.array([b.side for b in lone])
-        med = float(np.median(sides))
-        size = float(np.median(sides[np.abs(sides - med) < 0.25 * med]))
+        size = die_size(lone)
         if size < MIN_SURE_SIDE_PX:
             warnings.append(f"dice are {size:.0f} px across: the reader asks the dealer about dice under "
                             f"{MIN_SURE_SIDE_PX:.0f} px; bring the camera closer or raise its resolution")
     else:
         warnings.append("no die lay alone (all touching or odd shapes): die size unknown; spread the dice apart and calibrate again")
-    colours = _merge_colours([b.hsv for b in (lone or [b for blobs in per_frame for b in blobs])])
+    colours = _merge_colours([b.hsv for b in (lone or [b for blobs in measured for b in blobs])])
     cal = Calibration(landing_mask=mask, die_size_px=round(size, 1) if size else None, dice_hsv=colours, felt_hsv=felt)
     return CalibrationResult(cal, empty, per_frame, list(dices), warnings)
 
@@ -339,8 +395,8 @@ def calibration_from_table(table: Mapping[str, Any], base: str | Path = ".") -> 
             raise CalibrationError(f"calibration.landing_mask: cannot read {mask_path}")
         mask = np.where(mask > 127, 255, 0).astype(np.uint8)
     size = table.get("die_size_px")
-    if size is not None and (not isinstance(size, (int, float)) or size <= 0):
-        raise CalibrationError(f"calibration.die_size_px: expected a positive number, got {size!r}")
+    if size is not None:
+        size = positive_size(size, "calibration.die_size_px")
 
     def hsv(value: Any, key: str) -> tuple[int, int, int]:
         if not (isinstance(value, (list, tuple)) and len(value) == 3 and all(isinstance(v, int) for v in value)):
@@ -349,7 +405,7 @@ def calibration_from_table(table: Mapping[str, Any], base: str | Path = ".") -> 
 
     dice = [hsv(v, "dice_hsv") for v in table.get("dice_hsv", [])]
     felt = hsv(table["felt_hsv"], "felt_hsv") if "felt_hsv" in table else None
-    return Calibration(landing_mask=mask, die_size_px=float(size) if size is not None else None, dice_hsv=dice, felt_hsv=felt)
+    return Calibration(landing_mask=mask, die_size_px=size, dice_hsv=dice, felt_hsv=felt)
 
 
 def load_calibration(path: str | Path) -> Calibration:

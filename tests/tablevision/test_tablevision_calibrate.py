@@ -17,7 +17,8 @@ from vision.calibrate import (
     load_empty_image,
     save_calibration,
 )
-from vision.scenes.render import SceneRenderer, SceneState, place_dice
+from vision.scenes.die import orientation
+from vision.scenes.render import DieState, SceneRenderer, SceneState, place_dice
 from vision.scenes.table import make_table
 
 
@@ -31,6 +32,28 @@ def table_frames(setting: str, seed: int, n_dice: int, touching: bool = False):
         for _ in range(3)
     ]
     return table, empty, dice
+
+
+def laid_frames(setting: str, seed: int, dice: tuple[DieState, ...]):
+    """The empty table and the table with ``dice`` laid where the test puts them."""
+    rng = np.random.default_rng(seed)
+    table = make_table(setting, rng, (640, 480))
+    renderer = SceneRenderer(table, rng)
+    empty = [renderer.render(SceneState())[0] for _ in range(3)]
+    return table, empty, [renderer.render(SceneState(dice=dice))[0] for _ in range(3)]
+
+
+def cage_cluster(seed: int, apart: bool):
+    """Three dice flush in a triangle in the cage's dish, and a fourth apart from them if ``apart``."""
+    rng = np.random.default_rng(seed)
+    table = make_table("cage", rng, (640, 480))
+    (cx, cy), _ = table.dish
+    s = table.die_size * 1.02
+    dice = (DieState(cx - s / 2, cy, orientation(2, 0.0)), DieState(cx + s / 2, cy, orientation(5, 0.0)),
+            DieState(float(cx), cy - s, orientation(3, 0.0)))
+    if apart:
+        dice += (DieState(cx - 2.5 * s, cy + s / 2, orientation(4, 0.4)),)
+    return laid_frames("cage", seed, dice)
 
 
 def iou(a: np.ndarray, b: np.ndarray) -> float:
@@ -90,12 +113,41 @@ def test_frames_of_different_sizes_or_none_are_refused():
 
 
 def test_a_moving_empty_table_and_a_wrong_dice_count_are_warned_about():
-    _, empty, dice = table_frames("rail", 7, 2)
+    table, empty, dice = table_frames("rail", 7, 2)
+    _, _, three = table_frames("rail", 7, 3)
     disturbed = empty[:2] + [dice[0]]
-    result = calibrate(disturbed + empty, dice, expect=3)
-    assert any("found 2 dice, expected 3" in w for w in result.warnings)
+    result = calibrate(disturbed + empty, [three[0]] + dice, expect=2)
+    assert any("frame 1: found 3 dice, expected 2" in w for w in result.warnings)
+    assert result.calibration.die_size_px == pytest.approx(table.die_size, rel=0.08)
     result = calibrate([empty[0], dice[1]], dice)
     assert any("differ" in w for w in result.warnings)
+
+
+def test_no_dice_frame_with_the_expected_count_is_refused():
+    _, empty, dice = table_frames("rail", 7, 2)
+    with pytest.raises(CalibrationError, match="no dice frame shows 3 dice apart"):
+        calibrate(empty, dice, expect=3)
+
+
+def test_three_dice_touching_in_a_cluster_are_refused_not_taken_for_one_big_die():
+    _, empty, dice = cage_cluster(2, apart=False)
+    with pytest.raises(CalibrationError, match="shows 3 dice apart"):
+        calibrate(empty, dice, expect=3)
+    _, empty, dice = cage_cluster(9, apart=True)
+    with pytest.raises(CalibrationError, match="differ in size"):
+        calibrate(empty, dice)
+
+
+def test_something_taken_away_between_the_empty_and_the_dice_frames_is_refused():
+    """A chip on the felt in the empty frames, gone in the dice frames, is a second 'lone die'
+    twice the size of the one die laid; the median of the two kept nothing and gave nan."""
+    table, empty, dice = laid_frames("rail", 3, (DieState(450.0, 300.0, orientation(3, 0.3)),))
+    r = int(table.die_size * 0.9)
+    for frame in empty:
+        cv2.circle(frame, (150, 350), r, (40, 40, 200), -1, cv2.LINE_AA)
+        cv2.circle(frame, (150, 350), int(r * 0.7), (230, 230, 230), 3, cv2.LINE_AA)
+    with pytest.raises(CalibrationError, match="differ in size"):
+        calibrate(empty, dice)
 
 
 def test_saved_calibration_loads_back_with_its_mask_and_empty_picture(tmp_path: Path):
@@ -125,6 +177,9 @@ def test_check_image_outlines_the_area_and_darkens_outside():
     "table, key",
     [
         ({"die_size_px": -3}, "die_size_px"),
+        ({"die_size_px": float("nan")}, "die_size_px"),
+        ({"die_size_px": float("inf")}, "die_size_px"),
+        ({"die_size_px": True}, "die_size_px"),
         ({"dice_hsv": [[1, 2]]}, "dice_hsv"),
         ({"felt_hsv": "green"}, "felt_hsv"),
         ({"landing_mask": "missing.png"}, "landing_mask"),
@@ -133,6 +188,13 @@ def test_check_image_outlines_the_area_and_darkens_outside():
 def test_bad_calibration_tables_name_the_key(tmp_path: Path, table, key):
     with pytest.raises(CalibrationError, match=key):
         calibration_from_table(table, tmp_path)
+
+
+def test_a_calibration_file_with_a_nan_die_size_is_refused(tmp_path: Path):
+    path = tmp_path / "calibration.toml"
+    path.write_text("[calibration]\ndie_size_px = nan\n")
+    with pytest.raises(CalibrationError, match="die_size_px"):
+        load_calibration(path)
 
 
 def test_unreadable_calibration_file_is_a_clear_error(tmp_path: Path):

@@ -21,7 +21,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dice", nargs="+", metavar="PATH", help="images (or folders) with dice at rest in the landing area")
     parser.add_argument("--source", help="take the frames from this camera source instead (picamera2, usb:0, generated...)")
     parser.add_argument("--frames", type=int, default=5, help="frames to take of each (with --source; default 5)")
-    parser.add_argument("--expect", type=int, default=None, help="how many dice lie in each dice frame (a warning if another number is seen)")
+    parser.add_argument("--expect", type=int, default=None, help="how many dice lie in each dice frame: only frames showing that many apart are measured, "
+                             "and none is refused (give it: it catches dice touching in a cluster)")
     parser.add_argument("--game", choices=("craps", "bang", "hazard"), default=None, help="with the generated source: which table to film")
     parser.add_argument("--out", default="calibration", help="folder to write (default ./calibration)")
 
