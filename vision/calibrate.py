@@ -26,13 +26,14 @@ import datetime as _dt
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Literal, Mapping, Sequence
 
 import cv2
 import numpy as np
 
 from vision.model import Calibration
 from vision.reader.judge import MIN_SURE_SIDE_PX
+from vision.settle import SettleConfig
 
 CALIBRATION_FILE = "calibration.toml"
 MASK_FILE = "landing_mask.png"
@@ -47,6 +48,10 @@ CHECK_FILE = "calibration_check.png"
 #: So does something else than dice that differs from the empty picture (a chip taken
 #: away between the empty frames and the dice frames).
 MAX_LONE_AREA_RATIO = 1.7
+
+#: Blobs up to this many dice in area are dice (touching ones included) when the dice
+#: frames are compared with the empty picture away from the dice; larger ones are not.
+MAX_CLUSTER_DICE = 5
 
 
 class CalibrationError(ValueError):
@@ -207,19 +212,75 @@ def _merge_colours(colours: list[tuple[int, int, int]]) -> list[tuple[int, int, 
     return [mean_hsv(np.array(g)) for g in sorted(groups, key=len, reverse=True)]
 
 
-def _frames_to_measure(per_frame: list[list[DieBlob]], expect: int | None, warnings: list[str]) -> list[list[DieBlob]]:
-    """The dice frames to measure: with ``expect``, only those showing that many dice apart.
+def changed_away_from_dice(frame: np.ndarray, empty: np.ndarray, mask: np.ndarray, blobs: Sequence[DieBlob],
+                           die_px: float) -> int:
+    """How many pixels of the settle detector's quarter-size picture differ from ``empty`` away from the dice.
+
+    Measured as the detector measures presence (any colour channel beyond its
+    ``presence_threshold``, after evening out the overall brightness per channel),
+    so that what passes here is a table the detector will see as empty once the
+    dice are gone. Dice blobs, grown by half a die to cover their shadows, are left
+    out; blobs larger than :data:`MAX_CLUSTER_DICE` dice are not dice and count.
+    """
+    cfg = SettleConfig()
+    h, w = mask.shape
+    dice = np.zeros((h, w), np.uint8)
+    for b in blobs:
+        (rw, rh) = b.rect[1]
+        if rw * rh <= MAX_CLUSTER_DICE * die_px * die_px:
+            cv2.fillPoly(dice, [cv2.boxPoints(b.rect).round().astype(np.int32)], 255)
+    grow = int(die_px / 2) * 2 + 1
+    dice = cv2.dilate(dice, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (grow, grow)))
+    size = (max(1, w // cfg.scale), max(1, h // cfg.scale))
+    small_frame, small_empty, small_mask, small_dice = (
+        cv2.resize(x, size, interpolation=cv2.INTER_AREA) for x in (frame, empty, mask, dice))
+    away = (small_mask > 127) & (small_dice == 0)
+    if not away.any():
+        return 0
+    a, b = small_frame.astype(np.float32), small_empty.astype(np.float32)
+    gain = a[away].mean(axis=0) / np.maximum(b[away].mean(axis=0), 1.0)
+    changed = (np.abs(a - b * gain).max(axis=2) > cfg.presence_threshold) & away
+    return int(np.count_nonzero(changed))
+
+
+def _check_unchanged(dice_frames: Sequence[np.ndarray], per_frame: list[list[DieBlob]], indices: list[int],
+                     empty: np.ndarray, mask: np.ndarray, die_px: float | None) -> None:
+    """Refuse dice frames (those at ``indices``) that differ from the empty picture away from the dice.
+
+    On the rail the settle detector counts the table empty (and arms for the next
+    roll) only while under ``empty_area`` of a die's area differs from the empty
+    picture. A shadow present in one step only, or the camera nudged between them,
+    already differs by more away from the dice: with that picture the detector
+    would take every rest for a hand and hand out no roll. So the same bar applies here.
+    """
+    cfg = SettleConfig()
+    die = die_px or mask.shape[1] / 12.0  # the detector's own guess without a die size
+    allowed = cfg.empty_area * (die / cfg.scale) ** 2
+    watched = max(1, np.count_nonzero(cv2.resize(mask, (mask.shape[1] // cfg.scale, mask.shape[0] // cfg.scale),
+                                                 interpolation=cv2.INTER_AREA) > 127))
+    for i in indices:
+        changed = changed_away_from_dice(dice_frames[i], empty, mask, per_frame[i], die)
+        if changed > allowed:
+            raise CalibrationError(
+                f"dice frame {i + 1}: {100 * changed / watched:.1f}% of the landing area, away from the dice, differs "
+                "from the empty table: the light or the camera changed between the empty table and the dice "
+                "(a shadow, a lamp, the camera nudged): calibrate again, without touching the camera "
+                "(on the hazard cage, whose wires move, calibrate it as a cage)")
+
+
+def _frames_to_measure(per_frame: list[list[DieBlob]], expect: int | None, warnings: list[str]) -> list[int]:
+    """The indices of the dice frames to measure: with ``expect``, only those showing that many dice apart.
 
     A frame with fewer blobs than dice has dice touching (which may pass for one big
     die); one with more has something else that differs from the empty picture.
     Neither should set the die size, and when no frame shows the count, nothing can.
     """
     if expect is None:
-        return per_frame
+        return list(range(len(per_frame)))
     for i, blobs in enumerate(per_frame):
         if len(blobs) != expect:
             warnings.append(f"dice frame {i + 1}: found {len(blobs)} dice, expected {expect}")
-    measured = [blobs for blobs in per_frame if len(blobs) == expect]
+    measured = [i for i, blobs in enumerate(per_frame) if len(blobs) == expect]
     if not measured:
         found = ", ".join(str(len(blobs)) for blobs in per_frame)
         raise CalibrationError(f"no dice frame shows {expect} dice apart (found {found}): lay the {expect} dice "
@@ -260,15 +321,22 @@ def calibrate(
     empty_frames: Sequence[np.ndarray],
     dice_frames: Sequence[np.ndarray],
     expect: int | None = None,
+    mode: Literal["rail", "cage"] = "rail",
 ) -> CalibrationResult:
     """Measure a table from frames of it empty and frames with dice at rest.
 
     ``expect``: how many dice lie in each dice frame (a warning when a frame
-    shows another number, and only frames showing it are measured). Raises
-    :class:`CalibrationError` when the frames cannot calibrate (no felt, sizes
-    differ, no dice anywhere, no frame with ``expect`` dice, lone dice of
-    different sizes).
+    shows another number, and only frames showing it are measured). ``mode``:
+    the settle detector's; on the rail the dice frames must match the empty
+    picture away from the dice (the detector uses it to see the dice taken
+    back), in the cage they need not (its wires stop elsewhere after each spin,
+    and the detector re-arms on the spin). Raises :class:`CalibrationError` when
+    the frames cannot calibrate (no felt, sizes differ, no dice anywhere, no
+    frame with ``expect`` dice, lone dice of different sizes, the light or the
+    camera changed between the two steps).
     """
+    if mode not in ("rail", "cage"):
+        raise ValueError(f"mode must be 'rail' or 'cage', not {mode!r}")
     empties = _check_frames(empty_frames, "empty-table")
     dices = _check_frames(dice_frames, "dice")
     if dices[0].shape != empties[0].shape:
@@ -284,7 +352,8 @@ def calibrate(
     per_frame = [find_dice(f, empty, mask, felt) for f in dices]
     if not any(per_frame):
         raise CalibrationError("no dice found in the dice frames: place dice at rest in the landing area, then capture")
-    measured = _frames_to_measure(per_frame, expect, warnings)
+    indices = _frames_to_measure(per_frame, expect, warnings)
+    measured = [per_frame[i] for i in indices]
     lone = [b for blobs in measured for b in blobs if b.alone]
     size = None
     if lone:
@@ -294,6 +363,8 @@ def calibrate(
                             f"{MIN_SURE_SIDE_PX:.0f} px; bring the camera closer or raise its resolution")
     else:
         warnings.append("no die lay alone (all touching or odd shapes): die size unknown; spread the dice apart and calibrate again")
+    if mode == "rail":
+        _check_unchanged(dices, per_frame, indices, empty, mask, size)
     colours = _merge_colours([b.hsv for b in (lone or [b for blobs in measured for b in blobs])])
     cal = Calibration(landing_mask=mask, die_size_px=round(size, 1) if size else None, dice_hsv=colours, felt_hsv=felt)
     return CalibrationResult(cal, empty, per_frame, list(dices), warnings)

@@ -23,7 +23,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--frames", type=int, default=5, help="frames to take of each (with --source; default 5)")
     parser.add_argument("--expect", type=int, default=None, help="how many dice lie in each dice frame: only frames showing that many apart are measured, "
                              "and none is refused (give it: it catches dice touching in a cluster)")
-    parser.add_argument("--game", choices=("craps", "bang", "hazard"), default=None, help="with the generated source: which table to film")
+    parser.add_argument("--game", choices=("craps", "bang", "hazard"), default=None,
+                        help="which table (default: a rail table); hazard: the cage, whose wires may move between "
+                             "the empty table and the dice; with the generated source, also which table to film")
     parser.add_argument("--out", default="calibration", help="folder to write (default ./calibration)")
 
 
@@ -122,6 +124,7 @@ def run(args: argparse.Namespace) -> int:
 
     from vision.calibrate import CalibrationError, calibrate, save_calibration
     from vision.sources import SourceUnavailable
+    from vision.sources.generated import GAME_SETTING
 
     expect = args.expect
     missing = None if args.source else _missing_inputs(args)
@@ -134,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
             expect = expect or seen
         else:
             empty, dice = _images(args.empty, "--empty"), _images(args.dice, "--dice")
-        result = calibrate(empty, dice, expect=expect)
+        result = calibrate(empty, dice, expect=expect, mode=GAME_SETTING[args.game] if args.game else "rail")
         path = save_calibration(result, args.out)
     except (CalibrationError, SourceUnavailable, FileNotFoundError, ValueError, OSError) as exc:
         print(f"dicetable calibrate: {exc}", file=sys.stderr)
