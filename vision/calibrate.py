@@ -53,6 +53,10 @@ MAX_LONE_AREA_RATIO = 1.7
 #: frames are compared with the empty picture away from the dice; larger ones are not.
 MAX_CLUSTER_DICE = 5
 
+#: A landing area over this share of the frame probably takes in more than the felt:
+#: the camera is aimed at the landing area with the rail or the table around in view.
+MAX_LANDING_SHARE = 0.9
+
 
 class CalibrationError(ValueError):
     """The frames given cannot calibrate a table; the message says what to do."""
@@ -150,6 +154,24 @@ def landing_mask(empty: np.ndarray, margin_px: int | None = None) -> tuple[np.nd
     if np.count_nonzero(filled) < 0.05 * h * w:
         raise CalibrationError("the felt region found is under 5% of the frame: aim the camera at the landing area, or light it evenly")
     return filled, felt
+
+
+def mask_warnings(mask: np.ndarray) -> list[str]:
+    """Warnings for a landing area that has probably taken in more than the felt.
+
+    Grey or black cloth is matched on brightness alone, and dark grey felt is as
+    bright as the rail's black rubber, so the rail can join the felt: the area
+    then covers nearly the whole frame and reaches both its top and bottom edges.
+    The installer must then look at the check image.
+    """
+    share = np.count_nonzero(mask) / mask.size
+    edge_to_edge = bool(mask[0].any() and mask[-1].any())
+    if share <= MAX_LANDING_SHARE and not edge_to_edge:
+        return []
+    where = f"covers {100 * share:.0f}% of the frame" + (" and reaches its top and bottom edges" if edge_to_edge else "")
+    return [f"the landing area {where}: it may take in the rail or the table around the felt (felt as dark as "
+            "the rail, or of no colour, is told from it by brightness only); check the yellow outline in the "
+            "check image and, if it goes beyond the felt, light the felt more or aim the camera closer"]
 
 
 # --- the dice -------------------------------------------------------------------
@@ -349,6 +371,7 @@ def calibrate(
         if spread > 0.002:
             warnings.append("the empty-table frames differ (something moved, or the light changed): use frames of a still, empty table")
     mask, felt = landing_mask(empty)
+    warnings += mask_warnings(mask)
     per_frame = [find_dice(f, empty, mask, felt) for f in dices]
     if not any(per_frame):
         raise CalibrationError("no dice found in the dice frames: place dice at rest in the landing area, then capture")

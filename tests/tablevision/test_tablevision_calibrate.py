@@ -1,6 +1,7 @@
 """Calibration on generated scenes, whose true landing area and die size are known."""
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -185,6 +186,32 @@ def test_the_cage_may_turn_between_the_two_steps():
     assert result.calibration.die_size_px == pytest.approx(table.die_size, rel=0.08)
     with pytest.raises(CalibrationError, match="calibrate it as a cage"):
         calibrate(empty, turned, expect=3)
+
+
+def grey_felt_frames(seed: int, level: int):
+    """The rail table with its felt turned grey of mean ``level`` (texture and lighting kept)."""
+    rng = np.random.default_rng(seed)
+    table = make_table("rail", rng, (640, 480))
+    grey = cv2.cvtColor(table.background, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    felt = table.landing > 0
+    background = table.background.copy()
+    background[felt] = np.clip(grey[felt] * (level / grey[felt].mean()), 0, 255).astype(np.uint8)[:, None]
+    table = replace(table, background=background)
+    renderer = SceneRenderer(table, rng)
+    empty = [renderer.render(SceneState())[0] for _ in range(3)]
+    dice = place_dice(rng, table, (2, 5))
+    return table, empty, [renderer.render(SceneState(dice=dice))[0] for _ in range(3)]
+
+
+def test_grey_felt_is_found_and_dark_grey_felt_taking_in_the_rail_is_warned_about():
+    table, empty, dice = grey_felt_frames(1, 110)
+    result = calibrate(empty, dice, expect=2)
+    assert result.warnings == []
+    assert iou(result.calibration.landing_mask, table.landing) > 0.93
+    assert result.calibration.die_size_px == pytest.approx(table.die_size, rel=0.08)
+    _, empty, dice = grey_felt_frames(1, 60)  # as dark as the rail's rubber
+    result = calibrate(empty, dice, expect=2)
+    assert any("landing area covers" in w and "rail" in w for w in result.warnings)
 
 
 def test_saved_calibration_loads_back_with_its_mask_and_empty_picture(tmp_path: Path):
