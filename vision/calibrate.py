@@ -57,6 +57,10 @@ MAX_CLUSTER_DICE = 5
 #: the camera is aimed at the landing area with the rail or the table around in view.
 MAX_LANDING_SHARE = 0.9
 
+#: Said when dice go unseen: dice of the felt's colour (red dice on red felt) differ too
+#: little from the empty picture to be found, and the installer sees them plainly there.
+UNSEEN_DICE_HINT = "dice close in colour to the felt are not seen: use dice that stand out from it"
+
 
 class CalibrationError(ValueError):
     """The frames given cannot calibrate a table; the message says what to do."""
@@ -305,8 +309,9 @@ def _frames_to_measure(per_frame: list[list[DieBlob]], expect: int | None, warni
     measured = [i for i, blobs in enumerate(per_frame) if len(blobs) == expect]
     if not measured:
         found = ", ".join(str(len(blobs)) for blobs in per_frame)
+        hint = f" ({UNSEEN_DICE_HINT})" if all(len(blobs) < expect for blobs in per_frame) else ""
         raise CalibrationError(f"no dice frame shows {expect} dice apart (found {found}): lay the {expect} dice "
-                               "apart from each other, nothing else in the landing area, and calibrate again")
+                               f"apart from each other, nothing else in the landing area, and calibrate again{hint}")
     return measured
 
 
@@ -374,7 +379,8 @@ def calibrate(
     warnings += mask_warnings(mask)
     per_frame = [find_dice(f, empty, mask, felt) for f in dices]
     if not any(per_frame):
-        raise CalibrationError("no dice found in the dice frames: place dice at rest in the landing area, then capture")
+        raise CalibrationError("no dice found in the dice frames: place dice at rest in the landing area, then capture "
+                               f"({UNSEEN_DICE_HINT})")
     indices = _frames_to_measure(per_frame, expect, warnings)
     measured = [per_frame[i] for i in indices]
     lone = [b for blobs in measured for b in blobs if b.alone]

@@ -188,14 +188,15 @@ def test_the_cage_may_turn_between_the_two_steps():
         calibrate(empty, turned, expect=3)
 
 
-def grey_felt_frames(seed: int, level: int):
-    """The rail table with its felt turned grey of mean ``level`` (texture and lighting kept)."""
+def felt_frames(seed: int, bgr: tuple[int, int, int]):
+    """The rail table with its felt recoloured to mean ``bgr`` (texture and lighting kept)."""
     rng = np.random.default_rng(seed)
     table = make_table("rail", rng, (640, 480))
     grey = cv2.cvtColor(table.background, cv2.COLOR_BGR2GRAY).astype(np.float32)
     felt = table.landing > 0
     background = table.background.copy()
-    background[felt] = np.clip(grey[felt] * (level / grey[felt].mean()), 0, 255).astype(np.uint8)[:, None]
+    shade = grey[felt] / grey[felt].mean()
+    background[felt] = np.clip(shade[:, None] * np.float32(bgr), 0, 255).astype(np.uint8)
     table = replace(table, background=background)
     renderer = SceneRenderer(table, rng)
     empty = [renderer.render(SceneState())[0] for _ in range(3)]
@@ -204,14 +205,24 @@ def grey_felt_frames(seed: int, level: int):
 
 
 def test_grey_felt_is_found_and_dark_grey_felt_taking_in_the_rail_is_warned_about():
-    table, empty, dice = grey_felt_frames(1, 110)
+    table, empty, dice = felt_frames(1, (110, 110, 110))
     result = calibrate(empty, dice, expect=2)
     assert result.warnings == []
     assert iou(result.calibration.landing_mask, table.landing) > 0.93
     assert result.calibration.die_size_px == pytest.approx(table.die_size, rel=0.08)
-    _, empty, dice = grey_felt_frames(1, 60)  # as dark as the rail's rubber
+    _, empty, dice = felt_frames(1, (60, 60, 60))  # as dark as the rail's rubber
     result = calibrate(empty, dice, expect=2)
     assert any("landing area covers" in w and "rail" in w for w in result.warnings)
+
+
+@pytest.mark.parametrize("seed, expect", [(3, None), (1, 2)])
+def test_dice_the_felts_colour_are_blamed_on_the_colour(seed, expect):
+    _, empty, dice = felt_frames(seed, (40, 40, 190))  # red felt, red dice
+    with pytest.raises(CalibrationError, match="close in colour to the felt"):
+        calibrate(empty, dice, expect=expect)
+    _, empty, dice = felt_frames(seed, (30, 25, 140))
+    with pytest.raises(CalibrationError, match="close in colour to the felt"):
+        calibrate(empty, dice, expect=2)
 
 
 def test_saved_calibration_loads_back_with_its_mask_and_empty_picture(tmp_path: Path):
