@@ -291,7 +291,7 @@ def _check_unchanged(dice_frames: Sequence[np.ndarray], per_frame: list[list[Die
                 f"dice frame {i + 1}: {100 * changed / watched:.1f}% of the landing area, away from the dice, differs "
                 "from the empty table: the light or the camera changed between the empty table and the dice "
                 "(a shadow, a lamp, the camera nudged): calibrate again, without touching the camera "
-                "(on the hazard cage, whose wires move, calibrate it as a cage)")
+                "(a hazard cage, whose wires move, is calibrated as a cage: mode='cage', --game hazard)")
 
 
 def _frames_to_measure(per_frame: list[list[DieBlob]], expect: int | None, warnings: list[str]) -> list[int]:

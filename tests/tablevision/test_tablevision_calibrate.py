@@ -184,7 +184,7 @@ def test_the_cage_may_turn_between_the_two_steps():
     turned = [renderer.render(SceneState(dice=dice, cage_phase=0.3))[0] for _ in range(3)]
     result = calibrate(empty, turned, expect=3, mode="cage")
     assert result.calibration.die_size_px == pytest.approx(table.die_size, rel=0.08)
-    with pytest.raises(CalibrationError, match="calibrate it as a cage"):
+    with pytest.raises(CalibrationError, match="calibrated as a cage: mode=.cage., --game hazard"):
         calibrate(empty, turned, expect=3)
 
 
