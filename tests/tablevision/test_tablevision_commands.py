@@ -219,3 +219,16 @@ def test_calibrate_from_a_camera_drops_the_frames_queued_during_each_prompt(monk
     empty, dice, _ = calibrate._from_source("usb:0", 3, None)
     assert len(empty) == len(dice) == 3
     assert all(image[0, 0, 0] == 255 for image in empty + dice)
+
+
+@pytest.mark.parametrize("game, count", [(None, 2), ("bang", 2), ("hazard", 3)])
+def test_calibrate_from_a_camera_asks_for_and_expects_the_games_dice(monkeypatch, game, count):
+    """Knowing the count is what keeps dice touching in a cluster from passing for one big die."""
+    import vision.sources
+    from controller.cli.commands import calibrate
+
+    asked = []
+    monkeypatch.setattr(vision.sources, "open_source", lambda spec: QueuingCamera())
+    monkeypatch.setattr("builtins.input", lambda text: asked.append(text) or "")
+    _, _, expect = calibrate._from_source("usb:0", 2, game)
+    assert expect == count and asked[1].startswith(f"Lay {count} dice at rest")

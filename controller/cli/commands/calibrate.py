@@ -22,7 +22,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--source", help="take the frames from this camera source instead (picamera2, usb:0, generated...)")
     parser.add_argument("--frames", type=int, default=5, help="frames to take of each (with --source; default 5)")
     parser.add_argument("--expect", type=int, default=None, help="how many dice lie in each dice frame: only frames showing that many apart are measured, "
-                             "and none is refused (give it: it catches dice touching in a cluster)")
+                             "and none is refused (give it: it catches dice touching in a cluster); with a camera "
+                             "--source, the game's dice by default (2, or 3 with --game hazard)")
     parser.add_argument("--game", choices=("craps", "bang", "hazard"), default=None,
                         help="which table (default: a rail table); hazard: the cage, whose wires may move between "
                              "the empty table and the dice; with the generated source, also which table to film")
@@ -111,12 +112,15 @@ def _from_source(spec: str, frames: int, game: str | None) -> tuple[list, list, 
                 if isinstance(event, Settled):
                     break
             return empty, grab(source, frames), GAME_DICE[source.game]
+        # The installer lays the game's dice, so their count is known: frames showing another number
+        # (dice touching in a cluster, which can pass for one big die) are then not measured.
+        count = GAME_DICE[game or "craps"]
         input("Clear the landing area (no dice, no hands), then press Enter... ")
         grab(source, STALE_FRAMES)
         empty = grab(source, frames)
-        input("Lay the dice at rest in the landing area, apart from each other, then press Enter... ")
+        input(f"Lay {count} dice at rest in the landing area, apart from each other, then press Enter... ")
         grab(source, STALE_FRAMES)
-        return empty, grab(source, frames), None
+        return empty, grab(source, frames), count
 
 
 def run(args: argparse.Namespace) -> int:
