@@ -191,7 +191,7 @@ def serve(
     inputs: "queue.Queue[Mapping[str, Any] | None]",
     *,
     stop: threading.Event,
-    problems: Callable[[], list[str]],
+    problems: Callable[[], dict[str, str]],
     notifier: Notifier,
     tick: float = 1.0,
 ) -> None:
@@ -200,13 +200,14 @@ def serve(
     Between inputs, at least every ``tick`` seconds, it pings systemd's
     watchdog -- but only while ``problems()`` is empty (camera delivering,
     display link answering): a table that cannot see or show the dice should be
-    restarted, not kept alive. Each problem names its device; they go to
-    systemd's status line and, when they change, to the log, so the operator
-    reading ``journalctl`` learns which device stopped the pings.
+    restarted, not kept alive. ``problems()`` maps each failing device to what is
+    wrong with it; that goes to systemd's status line and, when the set of failing
+    devices changes, to the log, so the operator reading ``journalctl`` learns which
+    device stopped the pings (once, not at every retry whose wording differs).
     """
     interval = notifier.watchdog_interval()
     tick = min(tick, interval) if interval else tick
-    last_status, last_problems = "", []
+    last_status, failing = "", set()
     while not stop.is_set():
         try:
             event = inputs.get(timeout=tick)
@@ -217,16 +218,17 @@ def serve(
                 break
             controller.submit(event)
         found = problems()
+        said = "; ".join(f"{device} {what}" for device, what in found.items())
         if not found:
             notifier.watchdog()
-        if found != last_problems:
+        if set(found) != failing:
             if found:
-                log.warning("not pinging the watchdog: %s", "; ".join(found))
+                log.warning("not pinging the watchdog: %s", said)
             else:
                 log.warning("camera and display healthy again: pinging the watchdog")
-            last_problems = found
+            failing = set(found)
         status = f"{controller.state.game}: {controller.state.phase.value}, {controller.state.rolls} rolls" + (
-            f" ({'; '.join(found)}: not pinging the watchdog)" if found else "")
+            f" ({said}: not pinging the watchdog)" if found else "")
         if status != last_status:
             notifier.status(status)
             last_status = status

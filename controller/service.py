@@ -65,12 +65,12 @@ def run_table(config: Config, *, events: IO[str] | None = None, resume: bool = F
             threading.Thread(target=read_events, args=(events, inputs), kwargs={"skip": skip, "end_with_none": exit_at_end},
                              name="event-stream", daemon=True).start()
 
-        def problems() -> list[str]:
-            found = []
+        def problems() -> dict[str, str]:
+            found = {}
             if camera is not None and not camera.healthy():
-                found.append(f"camera {camera.describe()}")
+                found["camera"] = camera.describe()
             if display is not None and not (link := display.link.health()).healthy:
-                found.append(f"display on {link.port} not answering" + (f" ({link.last_error})" if link.last_error else ""))
+                found["display"] = f"on {link.port} not answering" + (f" ({link.last_error})" if link.last_error else "")
             return found
 
         notifier.ready(f"{config.game} table ready")

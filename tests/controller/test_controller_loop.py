@@ -167,7 +167,7 @@ def test_watchdog_is_pinged_only_while_healthy(tmp_path, monkeypatch, rig, caplo
     server = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     server.bind(str(path))
     server.settimeout(2)
-    health = {"problems": ["camera lost: no camera on /dev/video0"]}
+    health = {"problems": {"camera": "lost: no camera on /dev/video0"}}
     stop = threading.Event()
     loop = threading.Thread(target=serve, args=(controller, inputs),
                             kwargs={"stop": stop, "problems": lambda: health["problems"], "notifier": Notifier(str(path)),
@@ -177,7 +177,9 @@ def test_watchdog_is_pinged_only_while_healthy(tmp_path, monkeypatch, rig, caplo
         first = server.recv(4096).decode()
         assert "WATCHDOG" not in first  # unhealthy: status only, naming the device
         assert "camera lost: no camera on /dev/video0: not pinging" in first
-        health["problems"] = []
+        health["problems"] = {"camera": "lost: no camera on /dev/video0, try 2"}  # new wording, same device
+        assert "try 2" in server.recv(4096).decode()
+        health["problems"] = {}
         messages = [server.recv(4096).decode() for _ in range(3)]
         assert "WATCHDOG=1" in messages
         warnings = [r.getMessage() for r in caplog.records if "watchdog" in r.getMessage()]
