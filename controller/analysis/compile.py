@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from controller.analysis.betspec import BetSpec
-from controller.analysis.edges import ODDS_BACKS, analysis_config, largest_stake
+from controller.analysis.edges import ODDS_BACKS, analysis_config, largest_stake, standing_number
 from controller.analysis.runner import TransitionTable
 from controller.analysis.states import StateNumbering
 from controller.rules import (
@@ -153,7 +153,7 @@ class _Rebetter:
         if any(o.bet == "odds" and o.on == on for o in up):
             return None
         for flat in up:
-            number = flat.number if flat.number is not None else getattr(state, "point", None)
+            number = standing_number(state, flat)
             if flat.bet == on and number is not None:
                 amount = bet.amount or largest_stake(self.config,
                                                      self.config.max_odds(on in WRONG, number, flat.amount))

@@ -38,6 +38,7 @@ from controller.rules import (
     Bet,
     BetRejected,
     GameState,
+    OpenBet,
     Roll,
     Settlement,
     TableConfig,
@@ -45,7 +46,7 @@ from controller.rules import (
     new_game,
     open_bets,
 )
-from controller.rules.craps import ODDS_RULE, WRONG
+from controller.rules.craps import LINE, ODDS_RULE, WRONG
 from controller.rules.dice import all_rolls
 
 GAMES = tuple(BET_KINDS)
@@ -174,10 +175,18 @@ def _odds_opening(fresh: GameState, seat: str, on: str, number: int, config: Tab
 
 
 def _stands_on(state: GameState, on: str, number: int) -> bool:
-    """Whether an ``on`` bet stands on ``number`` (a line bet through the point, a come bet its own),
-    i.e. a state where odds on ``number`` behind it belong: only there is a refusal worth reporting."""
-    return any(flat.bet == on and (flat.number if flat.number is not None else getattr(state, "point", None)) == number
-               for flat in open_bets(state))
+    """Whether an ``on`` bet stands on ``number``, i.e. a state where odds on ``number`` behind it
+    belong: only there is a refusal worth reporting."""
+    return any(flat.bet == on and standing_number(state, flat) == number for flat in open_bets(state))
+
+
+def standing_number(state: GameState, flat: OpenBet) -> int | None:
+    """The number a flat bet stands on, where odds behind it belong: a line bet's is the shooter's
+    point, a come bet's its own; None for a line bet on the come-out and a come bet still in the
+    come box, which have no number yet."""
+    if flat.number is not None:
+        return flat.number
+    return getattr(state, "point", None) if flat.bet in LINE else None
 
 
 def edge_of(opening: Opening, outcomes: list[tuple[int, ...]]) -> tuple[Fraction, Fraction, int]:

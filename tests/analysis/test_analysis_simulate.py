@@ -128,6 +128,15 @@ def test_bets_that_are_never_all_settled_at_once_are_refused():
                                            action=zeros, idle=np.array([True, False, False]), labels=("a",)))
 
 
+@pytest.mark.parametrize("bets", [["come", "odds:come"], ["dont_come", "odds:dont_come"],
+                                  ["pass", "odds:pass", "come", "odds:come", "place:6", "dont_come", "odds:dont_come"]])
+def test_odds_behind_come_bets_wait_until_the_come_bet_stands_on_its_number(bets):
+    """A come bet in the come box has no number yet: its odds are offered once it moves to one."""
+    report = simulate("craps", [parse_bet_spec(b) for b in bets], rolls=4000, seed=3)
+    odds = [b for b in report.bets if b.label.startswith("odds")]
+    assert odds and all(b.measured.action > 0 for b in odds)
+
+
 def test_a_seed_gives_the_same_run_and_another_seed_another():
     one = simulate("bang", specs("field", "big6"), rolls=20_000, seed=1)
     again = simulate("bang", specs("field", "big6"), rolls=20_000, seed=1)
