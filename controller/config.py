@@ -245,8 +245,9 @@ def _check_calibrated_size(camera: dict[str, Any], calibration: Any, empty_image
     height, width = pictures[0].shape[:2]
     if (width, height) != (camera["width"], camera["height"]):
         problems.append(("calibration", f"made on {width}x{height} frames, but camera.width x camera.height is "
-                                        f"{camera['width']}x{camera['height']}: calibrate again at that size, "
-                                        "or set the camera to the calibrated one"))
+                                        f"{camera['width']}x{camera['height']}: calibrate again at that size "
+                                        "(dicetable calibrate --config with this file), or set the camera to "
+                                        "the calibrated one"))
 
 
 def validate(data: dict[str, Any], source: str) -> Config:

@@ -216,7 +216,7 @@ def test_calibrate_from_a_camera_drops_the_frames_queued_during_each_prompt(monk
 
     monkeypatch.setattr(vision.sources, "open_source", lambda spec: camera)
     monkeypatch.setattr("builtins.input", prompt)
-    empty, dice, _ = calibrate._from_source("usb:0", 3, None)
+    empty, dice, _, _ = calibrate._from_source("usb:0", 3, None)
     assert len(empty) == len(dice) == 3
     assert all(image[0, 0, 0] == 255 for image in empty + dice)
 
@@ -230,5 +230,31 @@ def test_calibrate_from_a_camera_asks_for_and_expects_the_games_dice(monkeypatch
     asked = []
     monkeypatch.setattr(vision.sources, "open_source", lambda spec: QueuingCamera())
     monkeypatch.setattr("builtins.input", lambda text: asked.append(text) or "")
-    _, _, expect = calibrate._from_source("usb:0", 2, game)
-    assert expect == count and asked[1].startswith(f"Lay {count} dice at rest")
+    _, _, expect, filmed = calibrate._from_source("usb:0", 2, game)
+    assert expect == count and asked[1].startswith(f"Lay {count} dice at rest") and filmed == (game or "craps")
+
+
+def test_calibrate_the_generated_cage_named_in_the_source_alone(tmp_path, capsys):
+    """The source says which table it films: the cage is calibrated as a cage without --game."""
+    assert main(["calibrate", "--source", "generated:seed=3,game=hazard", "--out", str(tmp_path / "cal")]) == 0
+    assert "wrote" in capsys.readouterr().out
+
+
+def test_calibrate_films_the_configured_camera_at_its_size_and_rate(tmp_path, monkeypatch):
+    """--config opens the table's own camera as `dicetable run` does, whatever [calibration] says now."""
+    import vision.sources
+    from controller.cli.commands import calibrate
+
+    config = tmp_path / "table.toml"
+    config.write_text('[table]\ngame = "hazard"\n[camera]\nsource = "opencv"\ndevice = 2\nwidth = 1280\n'
+                      'height = 960\nfps = 15\n[calibration]\nfile = "stale/calibration.toml"\n')
+    opened = []
+    monkeypatch.setattr(vision.sources, "open_source", lambda spec: opened.append(spec) or QueuingCamera())
+    monkeypatch.setattr("builtins.input", lambda text: "")
+    spec, game = calibrate._table_camera(str(config))
+    _, _, expect, filmed = calibrate._from_source(spec, 2, game)
+    assert opened == [{"type": "usb", "target": 2, "size": (1280, 960), "fps": 15}]
+    assert (expect, filmed) == (3, "hazard")
+    config.write_text('[camera]\nsource = "scenes"\n')
+    with pytest.raises(ValueError, match="no camera to calibrate"):
+        calibrate._table_camera(str(config))

@@ -11,6 +11,7 @@ configuration at it), the mask and empty-table PNGs, and
 from __future__ import annotations
 
 import argparse
+from typing import Any, Mapping
 
 NAME = "calibrate"
 HELP = "measure the landing area, die size and dice colours from frames of the empty table and of dice at rest"
@@ -20,6 +21,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--empty", nargs="+", metavar="PATH", help="images (or folders of images) of the empty table")
     parser.add_argument("--dice", nargs="+", metavar="PATH", help="images (or folders) with dice at rest in the landing area")
     parser.add_argument("--source", help="take the frames from this camera source instead (picamera2, usb:0, generated...)")
+    parser.add_argument("--config", metavar="TOML", help="take the frames from the camera of this table configuration, "
+                                                          "at its size and frame rate, with its game's dice (what "
+                                                          "`dicetable run --config` will film)")
     parser.add_argument("--frames", type=int, default=5, help="frames to take of each (with --source; default 5)")
     parser.add_argument("--expect", type=int, default=None, help="how many dice lie in each dice frame: only frames showing that many apart are measured, "
                              "and none is refused (give it: it catches dice touching in a cluster); with a camera "
@@ -75,12 +79,14 @@ def _missing_inputs(args: argparse.Namespace) -> str | None:
     return "give --empty and --dice images, or --source"
 
 
-def _from_source(spec: str, frames: int, game: str | None) -> tuple[list, list, int | None]:
+def _from_source(spec: str | Mapping[str, Any], frames: int, game: str | None) -> tuple[list, list, int, str]:
+    """Frames of the empty table and of dice at rest from a camera source, the number of dice
+    laid, and the game filmed (a generated source films its own game; a camera, ``game``'s)."""
     import numpy as np
 
     from vision.scenes import SceneState
     from vision.settle import SettleConfig, SettleDetector, Settled
-    from vision.sources import BrokenFrame, GeneratedSource, SourceUnavailable, open_source
+    from vision.sources import BrokenFrame, GeneratedSource, SourceUnavailable, open_source, parse_spec
     from vision.sources.generated import GAME_DICE, GAME_SETTING
 
     def grab(source, n: int) -> list:
@@ -94,7 +100,8 @@ def _from_source(spec: str, frames: int, game: str | None) -> tuple[list, list, 
                     raise SourceUnavailable(f"the camera gives no frames: {exc}") from exc
         return out
 
-    source = open_source(spec, game=game) if game and spec.startswith("generated") else open_source(spec)
+    generated = parse_spec(spec)["type"] == "generated"
+    source = open_source(spec, game=game) if game and generated else open_source(spec)
     with source:
         if isinstance(source, GeneratedSource):
             empty: list = []
@@ -111,16 +118,44 @@ def _from_source(spec: str, frames: int, game: str | None) -> tuple[list, list, 
                 event = detector.feed(source.read())
                 if isinstance(event, Settled):
                     break
-            return empty, grab(source, frames), GAME_DICE[source.game]
+            return empty, grab(source, frames), GAME_DICE[source.game], source.game
         # The installer lays the game's dice, so their count is known: frames showing another number
         # (dice touching in a cluster, which can pass for one big die) are then not measured.
-        count = GAME_DICE[game or "craps"]
+        game = game or "craps"
+        count = GAME_DICE[game]
         input("Clear the landing area (no dice, no hands), then press Enter... ")
         grab(source, STALE_FRAMES)
         empty = grab(source, frames)
         input(f"Lay {count} dice at rest in the landing area, apart from each other, then press Enter... ")
         grab(source, STALE_FRAMES)
-        return empty, grab(source, frames), count
+        return empty, grab(source, frames), count, game
+
+
+def _table_camera(path: str) -> tuple[dict[str, Any], str]:
+    """The camera spec and the game of the table configured in ``path``, so that calibration
+    films what ``dicetable run`` will: the same camera, size and frame rate.
+
+    Its ``[calibration]`` is left out: it is what is being made again, and a stale one (taken at
+    another size) would make the configuration refuse to load.
+    """
+    import tomllib
+
+    from controller.camera import source_spec
+    from controller.config import ConfigError, validate
+
+    try:
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ValueError(f"{path}: {exc}") from None
+    data.pop("calibration", None)
+    try:
+        config = validate(data, path)
+    except ConfigError as exc:
+        raise ValueError(str(exc)) from None
+    if config.camera["source"] in ("scenes", "none"):
+        raise ValueError(f"{path}: camera.source is {config.camera['source']!r}: no camera to calibrate")
+    return source_spec(config), config.game
 
 
 def run(args: argparse.Namespace) -> int:
@@ -131,17 +166,22 @@ def run(args: argparse.Namespace) -> int:
     from vision.sources.generated import GAME_SETTING
 
     expect = args.expect
-    missing = None if args.source else _missing_inputs(args)
+    if args.config and args.source:
+        print("dicetable calibrate: give --config (the table's own camera) or --source, not both", file=sys.stderr)
+        return 2
+    missing = None if args.source or args.config else _missing_inputs(args)
     if missing:
         print(f"dicetable calibrate: {missing}", file=sys.stderr)
         return 2
+    game = args.game
     try:
-        if args.source:
-            empty, dice, seen = _from_source(args.source, args.frames, args.game)
+        if args.source or args.config:
+            spec, configured = _table_camera(args.config) if args.config else (args.source, None)
+            empty, dice, seen, game = _from_source(spec, args.frames, game or configured)
             expect = expect or seen
         else:
             empty, dice = _images(args.empty, "--empty"), _images(args.dice, "--dice")
-        result = calibrate(empty, dice, expect=expect, mode=GAME_SETTING[args.game] if args.game else "rail")
+        result = calibrate(empty, dice, expect=expect, mode=GAME_SETTING[game] if game else "rail")
         path = save_calibration(result, args.out)
     except (CalibrationError, SourceUnavailable, FileNotFoundError, ValueError, OSError) as exc:
         print(f"dicetable calibrate: {exc}", file=sys.stderr)
