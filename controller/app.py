@@ -36,7 +36,6 @@ _PHASE_ON_DISPLAY = {
     Phase.BETTING: "open",
     Phase.LOCKED: "locked",
     Phase.SPINNING: "rolling",
-    Phase.PENDING: "confirm",  # or "enter": see display_phase
     Phase.MANUAL: "manual",
 }
 

@@ -42,9 +42,10 @@ class SimulatedDealer:
     def __init__(self, buttons: DealerButtons, factory: MockFactory) -> None:
         self._buttons = buttons
         self._factory = factory
-        # A short press and the pause after it each outlast the debounce time comfortably, and the
-        # press ends well within half the hold time, where a push of CONFIRM must end.
-        self.press_s = max(0.1, 2 * buttons.debounce_s)
+        # A short press and the pause after it each outlast the debounce time, and the press ends
+        # within half the hold time, where a push of CONFIRM must end (the settings leave room:
+        # long_press_s is at least 4 x debounce_s, so 0.4 of it is 1.6 debounce times or more).
+        self.press_s = min(max(0.1, 2 * buttons.debounce_s), 0.4 * buttons.long_press_s)
         self.gap_s = self.press_s
 
     def press(self, button: DealerButton | str, *, hold_s: float | None = None, bounce: bool = False) -> None:

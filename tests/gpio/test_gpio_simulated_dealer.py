@@ -79,6 +79,17 @@ def test_a_longer_debounce_setting_still_gets_every_press(factory):
     devices.close()
 
 
+def test_the_shortest_hold_time_allowed_still_gets_every_press(factory):
+    """At long_press_s = 4 x debounce_s a push of CONFIRM must still end within half the hold time."""
+    devices = build_devices(
+        settings=GpioSettings(debounce_s=0.05, long_press_s=0.2), pin_factory=factory, clock=ManualClock()
+    )
+    SimulatedDealer(devices.buttons, factory).run(["confirm", "confirm", "hold confirm"])
+    found = [devices.buttons.events.get_nowait() for _ in range(3)]
+    assert found == [E.CONFIRM, E.CONFIRM, E.MANUAL]
+    devices.close()
+
+
 def test_build_devices_uses_the_pin_map_and_settings(factory):
     pins = PinMap.from_dict({"cage_motor": 16, "light_no_more_bets": 20, "button_lock": 21})
     stops = []
