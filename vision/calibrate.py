@@ -31,7 +31,7 @@ from typing import Any, Literal, Mapping, Sequence
 import cv2
 import numpy as np
 
-from vision.model import Calibration
+from vision.model import Calibration, is_pixel_size
 from vision.reader.judge import MIN_SURE_SIDE_PX
 from vision.settle import SettleConfig
 
@@ -339,7 +339,7 @@ def positive_size(value: Any, what: str) -> float:
     ``nan`` passes ``> 0`` tests as false and is truthy, so it would be written, loaded,
     and crash the settle detector at its first frame; it is stopped here instead.
     """
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value) or value <= 0:
+    if not is_pixel_size(value):
         raise CalibrationError(f"{what}: expected a finite positive number of pixels, got {value!r}; calibrate again")
     return float(value)
 

@@ -6,6 +6,7 @@ hold no logic beyond conversion to and from plain data (JSON / TOML).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -24,6 +25,15 @@ class ReadStatus(str, Enum):
     OK = "ok"
     UNCERTAIN = "uncertain"
     NO_READ = "no_read"
+
+
+def is_pixel_size(value: Any) -> bool:
+    """Whether ``value`` can be a size in pixels (a die's side): a finite number above 0.
+
+    ``nan`` fails every comparison and is truthy, so a plain ``size > 0`` or ``if size``
+    lets it through to code that turns it into an integer and raises.
+    """
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0
 
 
 @dataclass(frozen=True)

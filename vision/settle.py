@@ -47,13 +47,13 @@ the live camera.
 from __future__ import annotations
 
 import logging
-import math
 from dataclasses import dataclass
 from typing import Literal
 
 import cv2
 import numpy as np
 
+from vision.model import is_pixel_size
 from vision.sources.base import Frame
 
 log = logging.getLogger("vision.settle")
@@ -102,10 +102,9 @@ class SettleConfig:
     follow_light: bool = True  # compare frames after evening out their brightness (overall, then row by row)
 
     def __post_init__(self) -> None:
-        size = self.die_size_px
-        if size is not None and not (math.isfinite(size) and size > 0):
+        if self.die_size_px is not None and not is_pixel_size(self.die_size_px):
             # A calibration gone wrong must stop the start with its reason, not the first frame with a traceback.
-            raise ValueError(f"settle: die_size_px must be a positive number of pixels, got {size!r}")
+            raise ValueError(f"settle: die_size_px must be a positive number of pixels, got {self.die_size_px!r}")
 
     def frames(self, seconds: float) -> int:
         """``seconds`` as a whole number of frames (at least one)."""

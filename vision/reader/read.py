@@ -1,14 +1,13 @@
 """One still frame in, one ``DiceRead`` out: detector, classifiers, leaning check, pip counter, judge."""
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
 
-from vision.model import Calibration, DiceRead, ReadStatus
+from vision.model import Calibration, DiceRead, ReadStatus, is_pixel_size
 from vision.reader import geometry as G
 from vision.reader.detect import find_candidates
 from vision.reader.judge import FAINT_PEAK, Evidence, face, is_die, is_sure, judge, pips_can_matter
@@ -155,7 +154,7 @@ def read_dice(frame: np.ndarray, expect: int | None = None, calibration: Calibra
     if expect is not None and expect < 1:
         return done(DiceRead(ReadStatus.NO_READ, (), f"expected dice count must be at least 1, got {expect}"))
     die_size = calibration.die_size_px if calibration else None
-    if die_size is not None and not (isinstance(die_size, (int, float)) and math.isfinite(die_size) and die_size > 0):
+    if die_size is not None and not is_pixel_size(die_size):
         return done(DiceRead(ReadStatus.NO_READ, (), f"calibration: die size must be a positive number of pixels, "
                                                      f"got {die_size!r}"))
     mask = calibration.landing_mask if calibration else None
