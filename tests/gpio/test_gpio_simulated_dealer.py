@@ -68,25 +68,19 @@ def test_a_bad_step_is_refused_by_name(table, step):
     assert got == []
 
 
-def test_a_longer_debounce_setting_still_gets_every_press(factory):
+@pytest.mark.parametrize("debounce_s, long_press_s", [
+    (0.2, 1.0),  # a longer debounce
+    (0.05, 0.2),  # the shortest hold allowed (4 x debounce): a push must still end within half of it
+])
+def test_every_press_is_recognised_at_other_timing_settings(factory, debounce_s, long_press_s):
     devices = build_devices(
-        settings=GpioSettings(debounce_s=0.2, long_press_s=1.0), pin_factory=factory, clock=ManualClock()
+        settings=GpioSettings(debounce_s=debounce_s, long_press_s=long_press_s), pin_factory=factory,
+        clock=ManualClock(),
     )
-    SimulatedDealer(devices.buttons, factory).run(["lock", "confirm", "hold confirm"])
-    found = [devices.buttons.events.get_nowait() for _ in range(3)]
-    assert found == [E.LOCK, E.CONFIRM, E.MANUAL]
+    SimulatedDealer(devices.buttons, factory).run(["lock", "confirm", "confirm", "hold confirm"])
+    found = [devices.buttons.events.get_nowait() for _ in range(4)]
+    assert found == [E.LOCK, E.CONFIRM, E.CONFIRM, E.MANUAL]
     assert devices.buttons.events.empty()
-    devices.close()
-
-
-def test_the_shortest_hold_time_allowed_still_gets_every_press(factory):
-    """At long_press_s = 4 x debounce_s a push of CONFIRM must still end within half the hold time."""
-    devices = build_devices(
-        settings=GpioSettings(debounce_s=0.05, long_press_s=0.2), pin_factory=factory, clock=ManualClock()
-    )
-    SimulatedDealer(devices.buttons, factory).run(["confirm", "confirm", "hold confirm"])
-    found = [devices.buttons.events.get_nowait() for _ in range(3)]
-    assert found == [E.CONFIRM, E.CONFIRM, E.MANUAL]
     devices.close()
 
 
