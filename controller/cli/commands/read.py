@@ -54,8 +54,6 @@ def load_image(path: str):
 
 
 def run(args: argparse.Namespace) -> int:
-    import cv2
-
     from vision.model import Calibration, DiceRead, ReadStatus
     from vision.reader import read_dice
 
