@@ -40,14 +40,17 @@ _PHASE_ON_DISPLAY = {
 }
 
 
-def display_phase(state: TableState) -> str:
+def display_phase(state: TableState, camera_lost: bool = False) -> str:
     """The display's word for what the table waits for (``DisplayState.phase``).
 
     The dealer has only the buttons and this word, so it tells apart what the buttons do: a waiting
     read shows ``confirm`` (``ConF``) only when CONFIRM would settle it (``PendingRead.confirmable``,
     the test ``_confirm`` makes), otherwise ``enter`` (``Entr``: hold CONFIRM to enter the dice by
-    hand, or VOID); a hand entry shows ``manual`` (``HAnd``), where LOCK steps the die shown.
+    hand, or VOID); a hand entry shows ``manual`` (``HAnd``), where LOCK steps the die shown. Bets
+    locked with the camera lost show ``enter`` too: no read will come, and a hand entry is the way on.
     """
+    if state.phase is Phase.LOCKED and camera_lost:
+        return "enter"
     if state.phase is Phase.PENDING:
         pending = state.pending
         return "confirm" if pending is not None and pending.confirmable(state.dice_count) else "enter"
@@ -56,10 +59,10 @@ def display_phase(state: TableState) -> str:
     return _PHASE_ON_DISPLAY[state.phase]
 
 
-def display_state(state: TableState) -> DisplayState:
+def display_state(state: TableState, camera_lost: bool = False) -> DisplayState:
     """What the LED display shows for ``state`` (a pure function: redraw = call again)."""
     view = view_for(state)
-    phase = display_phase(state)
+    phase = display_phase(state, camera_lost)
     return DisplayState(
         game=state.game,
         phase=phase,
@@ -78,7 +81,8 @@ class TableController:
     """One table: the journaled state and the devices that show it.
 
     ``display`` may be None (no display configured); ``listeners`` are told of
-    every step (the demo prints from there).
+    every step (the demo prints from there). ``camera_lost`` (set by the main loop,
+    :meth:`set_camera_lost`) changes what the display asks of the dealer.
     """
 
     table: JournaledTable
@@ -86,6 +90,7 @@ class TableController:
     display: DisplayLink | None
     spin_seconds: float
     listeners: list[StepListener] = field(default_factory=list)
+    camera_lost: bool = False
 
     @property
     def state(self) -> TableState:
@@ -106,7 +111,7 @@ class TableController:
             log.exception("could not set the bet-lock lamps")
         if self.display is not None:
             try:
-                self.display.show(display_state(state))
+                self.display.show(display_state(state, self.camera_lost))
             except Exception:  # noqa: BLE001
                 log.exception("could not draw the display for %s", state.phase.value)
         if state.phase is not Phase.SPINNING and self.devices.motor.status.running:
@@ -116,6 +121,12 @@ class TableController:
                 self.devices.motor.spin(self.spin_seconds)
             except Exception:  # noqa: BLE001
                 log.exception("could not start the cage motor; VOID, then LOCK again to retry")
+
+    def set_camera_lost(self, lost: bool) -> None:
+        """The camera was lost or came back: redraw, so the display asks for a hand entry or not."""
+        if lost != self.camera_lost:
+            self.camera_lost = lost
+            self.redraw(self.table.state)  # the same state before and after: only the outputs change
 
     def submit(self, event: Mapping[str, Any]) -> Step:
         """Journal ``event``, step the table, then redraw (the outputs follow the journal)."""
@@ -217,6 +228,7 @@ def serve(
                 break
             controller.submit(event)
         found = problems()
+        controller.set_camera_lost("camera" in found)
         said = "; ".join(f"{device} {what}" for device, what in found.items())
         if not found:
             notifier.watchdog()

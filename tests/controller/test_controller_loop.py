@@ -160,6 +160,34 @@ def test_service_runs_a_scripted_session_and_shows_it(tmp_path, monkeypatch):
         assert verify(journal).ok and len(list(journal.entries())) == 1 + 5 + 3
 
 
+class ShownStates:
+    """Stands in for the display link: keeps every state it is asked to show."""
+
+    def __init__(self) -> None:
+        self.shown = []
+
+    def show(self, state) -> None:
+        self.shown.append(state)
+
+
+def test_with_the_camera_lost_the_display_asks_for_a_hand_entry_once_bets_are_locked(rig):
+    factory, pins, devices, link, standin, journal, inputs = rig
+    display = ShownStates()
+    controller = TableController(JournaledTable.open(journal, "craps", TableConfig()), devices, display,
+                                 spin_seconds=0.05)
+    controller.submit({"event": "lock"})
+    assert display.shown[-1].phase == "locked"
+    controller.set_camera_lost(True)  # no read will come: the dealer enters the dice by hand
+    assert display.shown[-1].phase == "enter"
+    controller.set_camera_lost(True)
+    assert len(display.shown) == 2  # no redraw when nothing changed
+    controller.set_camera_lost(False)
+    assert display.shown[-1].phase == "locked"
+    controller.submit({"event": "void"})
+    controller.set_camera_lost(True)
+    assert display.shown[-1].phase == "open"  # betting: nothing to enter
+
+
 def test_watchdog_is_pinged_only_while_healthy(tmp_path, monkeypatch, rig, caplog):
     factory, pins, devices, link, standin, journal, inputs = rig
     controller = TableController(JournaledTable.open(journal, "craps", TableConfig()), devices, None, spin_seconds=0.05)
@@ -179,6 +207,7 @@ def test_watchdog_is_pinged_only_while_healthy(tmp_path, monkeypatch, rig, caplo
         assert "camera lost: no camera on /dev/video0: not pinging" in first
         health["problems"] = {"camera": "lost: no camera on /dev/video0, try 2"}  # new wording, same device
         assert "try 2" in server.recv(4096).decode()
+        assert controller.camera_lost  # the loop told the table, so the display can say so
         health["problems"] = {}
         messages = [server.recv(4096).decode() for _ in range(3)]
         assert "WATCHDOG=1" in messages
