@@ -10,20 +10,22 @@ dispute recall.
 Data in: event dicts in the format of ``docs/events.md`` via
 :meth:`Journal.append`. Data out: :class:`Entry` rows (:meth:`Journal.entries`),
 :func:`verify` (is the hash chain intact, and where did it break),
-:func:`export_lines` (JSON lines) and :func:`recall` (the last N rolls with
-their reads and settlements).
+:func:`export_lines` (JSON lines), :func:`recall` (the last N rolls with
+their reads and settlements) and :func:`frame_labels` (the saved frames the
+dealer ruled on, labelled with the dice settled, for ``dicetable bench``).
 
     >>> j = Journal.open(state_dir)                    # doctest: +SKIP
     >>> j.append({"event": "lock"})                    # doctest: +SKIP
 """
 from controller.journal.chain import GENESIS, entry_hash
 from controller.journal.export import export_lines, game_event_lines
-from controller.journal.recall import RolledRecord, recall
+from controller.journal.recall import FRAME_LABEL_COLUMNS, RolledRecord, frame_labels, recall
 from controller.journal.store import INPUT, EFFECT, Entry, Journal, JournalError
 from controller.journal.verify import VerifyReport, verify
 
 __all__ = [
     "EFFECT",
+    "FRAME_LABEL_COLUMNS",
     "GENESIS",
     "INPUT",
     "Entry",
@@ -33,6 +35,7 @@ __all__ = [
     "VerifyReport",
     "entry_hash",
     "export_lines",
+    "frame_labels",
     "game_event_lines",
     "recall",
     "verify",

@@ -108,6 +108,71 @@ def test_recall_keeps_the_read_the_dealer_overruled(tmp_path):
         assert record.source == "manual" and record.read["dice"] == [2, 2] and record.read["frame"] == "a.jpg"
 
 
+def _roll(j, dice, source):
+    j.append_many([{"event": "roll", "game": "craps", "dice": dice, "source": source}], EFFECT)
+
+
+def _read(frame, status="uncertain"):
+    return {"event": "read", "status": status, "dice": [2, 2], "confidence": 0.5, "frame": frame}
+
+
+def test_recall_does_not_pair_a_roll_with_a_read_voided_or_refused(tmp_path):
+    """Their frames show other dice: a voided throw, or a read that came while betting was open."""
+    with Journal.open(tmp_path) as j:
+        j.append(_read("refused.jpg"))
+        j.append_many([{"event": "rejected", "refused": "read", "reason": "no roll expected", "rule": None}], EFFECT)
+        j.append({"event": "lock"})
+        j.append({"event": "manual", "dice": [1, 2]})  # camera lost: entered by hand
+        _roll(j, [1, 2], "manual")
+        j.append({"event": "lock"})
+        j.append(_read("voided.jpg"))
+        j.append({"event": "void"})  # thrown again
+        j.append({"event": "manual", "dice": [3, 4]})
+        _roll(j, [3, 4], "manual")
+        j.append({"event": "lock"})
+        j.append(_read("kept.jpg"))
+        j.append({"event": "manual"})  # a hand entry with the buttons ...
+        j.append({"event": "void"})  # ... cancelled: back to the waiting read
+        j.append({"event": "confirm"})
+        _roll(j, [2, 2], "confirm")
+        first, second, third = recall(j, 5)
+    assert first.read is None and second.read is None
+    assert third.read["frame"] == "kept.jpg"
+
+
+def test_the_frames_the_dealer_ruled_on_become_a_labelled_folder_for_the_bench(tmp_path, capsys):
+    """Every confirm or hand entry labels the frame the camera could not settle alone."""
+    import cv2
+    import numpy as np
+
+    from vision.benchtool.labels import load_folder
+
+    with Journal.open(tmp_path) as j:
+        j.append({"event": "lock"})
+        j.append(_read("unsure.jpg"))
+        j.append({"event": "confirm"})
+        _roll(j, [2, 2], "confirm")
+        j.append({"event": "lock"})
+        j.append({"event": "read", "status": "no_read", "dice": [], "confidence": 0.0, "frame": "blind.jpg"})
+        j.append({"event": "manual", "dice": [6, 1]})
+        _roll(j, [6, 1], "manual")
+        j.append({"event": "lock"})
+        j.append({"event": "read", "status": "ok", "dice": [3, 5], "confidence": 0.99, "frame": "sure.jpg"})
+        _roll(j, [3, 5], "read")
+    assert main(["journal", "--state-dir", str(tmp_path), "frames"]) == 0
+    manifest = capsys.readouterr().out
+    assert manifest.splitlines() == ["image,values,source,read_status,read_dice",
+                                     "unsure.jpg,2 2,confirm,uncertain,2 2", "blind.jpg,6 1,manual,no_read,"]
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    for name in ("unsure.jpg", "blind.jpg", "sure.jpg"):
+        cv2.imwrite(str(frames / name), np.zeros((8, 8, 3), np.uint8))
+    (frames / "manifest.csv").write_text(manifest)
+    assert {i.path.name: i.values for i in load_folder(frames)} == {"unsure.jpg": (2, 2), "blind.jpg": (1, 6)}
+    assert main(["journal", "--state-dir", str(tmp_path), "frames", "--all"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "sure.jpg,3 5,read,ok,3 5"
+
+
 def test_recall_gives_reads_and_settlements(journal):
     first, second = recall(journal, 5)
     assert first.dice == [5, 6] and first.source == "confirm"

@@ -1,13 +1,16 @@
-"""``dicetable journal verify|export|recall N``: audit a table's journal.
+"""``dicetable journal verify|export|recall N|frames``: audit a table's journal.
 
 The journal is opened read-only, so an operator can run this beside the
 live table. ``verify`` exits 1 when the chain is broken (and names the
 row), ``export`` writes JSON lines, ``recall N`` prints the last N rolls
-with their reads and settlements for a dispute.
+with their reads and settlements for a dispute, ``frames`` writes the
+``manifest.csv`` that makes the saved frames a labelled folder for
+``dicetable bench``.
 """
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import sys
 
@@ -32,6 +35,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     recall = actions.add_parser("recall", help="the last N rolls with their reads and settlements")
     recall.add_argument("n", type=at_least(1), metavar="N")
     recall.add_argument("--json", action="store_true", help="one JSON line per roll")
+    frames = actions.add_parser(
+        "frames", help="a manifest.csv for `dicetable bench`: each saved frame the dealer ruled on "
+                       "(confirmed or entered by hand), labelled with the dice settled")
+    frames.add_argument("--all", action="store_true",
+                        help="also the rolls the camera settled at once (their label is the reader's own answer)")
 
 
 def _state_dir(args: argparse.Namespace):
@@ -70,7 +78,8 @@ def _print_recall(records) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from controller.config import ConfigError
-    from controller.journal import Journal, JournalError, export_lines, game_event_lines, recall, verify
+    from controller.journal import (FRAME_LABEL_COLUMNS, Journal, JournalError, export_lines, frame_labels,
+                                    game_event_lines, recall, verify)
 
     try:
         state_dir = _state_dir(args)
@@ -90,6 +99,11 @@ def run(args: argparse.Namespace) -> int:
                 journal, events_only=args.events, inputs_only=args.inputs)
             for line in lines:
                 print(line)
+            return 0
+        if args.action == "frames":
+            writer = csv.DictWriter(sys.stdout, fieldnames=FRAME_LABEL_COLUMNS, lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(frame_labels(journal, dealer_only=not args.all))
             return 0
         records = recall(journal, args.n)
         if args.json:
