@@ -12,7 +12,7 @@ from controller.analysis.compile import CompileError, _check_bets_all_settle, co
 from controller.analysis.edges import analysis_config, house_edges
 from controller.analysis.runner import TransitionTable, play
 from controller.analysis.simulate import simulate
-from controller.analysis.stats import ratio_edge
+from controller.analysis.stats import ratio_edge, t_95
 from controller.cli import main
 from controller.rules import Bet, Roll, TableConfig, apply, new_game
 from controller.rules.dice import all_rolls
@@ -153,6 +153,20 @@ def test_ratio_edge_interval_from_independent_tables():
     estimate = ratio_edge(net, action)
     assert estimate.contains(0.1)
     assert estimate.high - estimate.low == pytest.approx(2 * 1.96 * np.sqrt(0.99 / 400_000), rel=0.05)
+
+
+@pytest.mark.parametrize("df, exact", [(1, 12.706), (4, 2.776), (5, 2.571), (6, 2.447), (10, 2.228), (31, 2.040),
+                                      (100, 1.984), (4095, 1.961)])
+def test_the_interval_uses_students_t_for_the_number_of_tables(df, exact):
+    assert t_95(df) == pytest.approx(exact, abs=0.004)
+
+
+def test_a_few_tables_give_a_wider_interval_than_the_normal_would():
+    net, action = np.array([-40.0, -60.0, -55.0]), np.array([1000.0, 1000.0, 1000.0])
+    estimate = ratio_edge(net, action)
+    residual = net - net.sum() / action.sum() * action
+    se = np.sqrt(3 / 2 * residual @ residual) / action.sum()
+    assert estimate.high - estimate.edge == pytest.approx(4.303 * se, rel=1e-3)  # t with 2 degrees of freedom
 
 
 @pytest.mark.parametrize("bets, message", [
