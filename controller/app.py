@@ -204,6 +204,7 @@ def serve(
     problems: Callable[[], dict[str, str]],
     notifier: Notifier,
     tick: float = 1.0,
+    camera_lost: Callable[[], bool] = lambda: False,
 ) -> None:
     """Take inputs off the queue until ``stop`` is set (or a ``None`` arrives).
 
@@ -214,6 +215,8 @@ def serve(
     wrong with it; that goes to systemd's status line and, when the set of failing
     devices changes, to the log, so the operator reading ``journalctl`` learns which
     device stopped the pings (once, not at every retry whose wording differs).
+    ``camera_lost()`` tells the table when the camera is gone (not merely starting), so the
+    display can ask the dealer for a hand entry.
     """
     interval = notifier.watchdog_interval()
     tick = min(tick, interval) if interval else tick
@@ -228,7 +231,7 @@ def serve(
                 break
             controller.submit(event)
         found = problems()
-        controller.set_camera_lost("camera" in found)
+        controller.set_camera_lost(camera_lost())
         said = "; ".join(f"{device} {what}" for device, what in found.items())
         if not found:
             notifier.watchdog()

@@ -30,7 +30,7 @@ from controller.config import Config
 from vision.model import Calibration, DiceRead
 from vision.reader import read_dice
 from vision.settle import SettleConfig, SettleDetector, Settled, Unsettled
-from vision.sources import BrokenFrame, EndOfStream, Frame, FrameSource, GeneratedSource, SourceUnavailable
+from vision.sources import BrokenFrame, EndOfStream, Frame, FrameSource, GeneratedSource, HealthState, SourceUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -94,7 +94,8 @@ class ReadPipeline:
             return read_event(read, self._save(verdict.frame))
         if isinstance(verdict, Unsettled):
             return {"event": "read", "status": "no_read", "dice": [], "confidence": 0.0,
-                    "frame": self._save(verdict.frame), "reason": f"dice did not settle: {verdict.reason}"}
+                    "frame": self._save(verdict.frame), "reason": f"dice did not settle: {verdict.reason}",
+                    "at_rest": False}
         return None
 
     def _save(self, frame: Frame) -> str | None:
@@ -162,6 +163,10 @@ class CameraThread:
 
     def healthy(self) -> bool:
         return self.source.health.ok and self._thread.is_alive()
+
+    def lost(self) -> bool:
+        """Gone, not just starting: no read will come until it is back (the dealer must enter dice by hand)."""
+        return not self._thread.is_alive() or self.source.health.state in (HealthState.LOST, HealthState.ENDED)
 
     def describe(self) -> str:
         """The camera's state in words, for the operator (``lost: no camera on /dev/video0``)."""

@@ -312,8 +312,12 @@ def validate(data: dict[str, Any], source: str) -> Config:
     )
 
 
-def load(path: Path | str | None) -> Config:
-    """The configuration in ``path``, or the embedded defaults when ``path`` is None."""
+def load(path: Path | str | None, *, without_calibration: bool = False) -> Config:
+    """The configuration in ``path``, or the embedded defaults when ``path`` is None.
+
+    ``without_calibration`` leaves the file's ``[calibration]`` out: ``dicetable calibrate``
+    makes a new one, and a stale one (taken at another size) must not stop it.
+    """
     if path is None:
         return validate({}, DEMO_SOURCE)
     path = Path(path)
@@ -324,4 +328,6 @@ def load(path: Path | str | None) -> Config:
         raise ConfigError(str(path), [("(file)", "no such file")]) from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(str(path), [("(syntax)", str(exc))]) from None
+    if without_calibration:
+        data.pop("calibration", None)
     return validate(data, str(path))

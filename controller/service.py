@@ -74,7 +74,8 @@ def run_table(config: Config, *, events: IO[str] | None = None, resume: bool = F
             return found
 
         notifier.ready(f"{config.game} table ready")
-        serve(controller, inputs, stop=stop, problems=problems, notifier=notifier)
+        serve(controller, inputs, stop=stop, problems=problems, notifier=notifier,
+              camera_lost=lambda: camera is not None and camera.lost())
         return 0
     finally:
         notifier.stopping()

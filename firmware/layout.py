@@ -26,7 +26,7 @@ _PHASE_WORDS = {
     "void": "UOId",
     "closed": "CLSd",
     "manual": "HAnd",  # the dealer is entering the dice by hand: LOCK steps the die shown
-    "enter": "Entr",  # the camera could not read the dice: CONFIRM is refused; hold it to enter them
+    "enter": "Entr",  # the camera could not read the dice, or is lost: hold CONFIRM to enter them
 }
 
 

@@ -63,9 +63,8 @@ def ratio_edge(net: np.ndarray, action: np.ndarray) -> EdgeEstimate:
     k = len(net)
     if k > 1:
         residual = net - ratio * action
-        se = math.sqrt(k / (k - 1) * float(residual @ residual)) / total_action
+        half = t_95(k - 1) * math.sqrt(k / (k - 1) * float(residual @ residual)) / total_action
     else:
-        se = math.inf
+        half = math.inf  # one table says nothing about the spread
     edge = -ratio
-    half = t_95(k - 1) * se if k > 1 else se
     return EdgeEstimate(edge, edge - half, edge + half, int(total_action), int(total_net))

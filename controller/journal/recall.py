@@ -1,9 +1,11 @@
-"""The last N rolls with the read behind each and the settlements it caused.
+"""The settled rolls with the read behind each: for a dispute, and as labelled frames.
 
 Why: a player disputes a payout; the operator needs, in one place, the dice
 that were settled, what the camera saw (status, per-roll confidence, the
 saved frame's file name), how the dealer resolved it (settled at once,
-confirmed, or entered by hand) and every settlement of that roll.
+confirmed, or entered by hand) and every settlement of that roll
+(:func:`recall`). And every roll the dealer ruled on labels a frame the
+camera could not settle alone, for ``dicetable bench`` (:func:`frame_labels`).
 
 It reads the table events of ``docs/events.md``: a ``read`` input row, the
 dealer's ``confirm`` / ``manual`` input, then the ``roll`` effect row and
@@ -116,12 +118,15 @@ def frame_labels(journal: Journal, dealer_only: bool = True) -> Iterator[dict[st
     Why: every roll the dealer rules on (``confirm``, ``manual``) labels the frame the camera could
     not settle alone, which is just what the reader needs to be measured on, and later trained on, at
     this table. Rolls settled at once from the camera's own ``ok`` read label nothing new (the label
-    would be the reader's answer), so they are left out unless ``dealer_only`` is False.
+    would be the reader's answer), so they are left out unless ``dealer_only`` is False. The frame of a roll that never came to rest (``at_rest: false``) may
+    show the dice moving and labels nothing. The frames the dealer ruled on include the reader's right
+    refusals (dice touching or cocked): the bench counts those as rolls not ``ok``, which is the truth.
     """
     for roll in rolls(journal):
-        frame = (roll.read or {}).get("frame")
-        if not frame or (dealer_only and roll.source not in RULED_BY_THE_DEALER):
-            continue
+        read = roll.read or {}
+        frame = read.get("frame")
+        if not frame or read.get("at_rest") is False or (dealer_only and roll.source not in RULED_BY_THE_DEALER):
+            continue  # no frame, or one of dice still moving (they never came to rest): no label
         yield {
             "image": str(frame),
             "values": " ".join(str(d) for d in roll.dice),

@@ -177,3 +177,26 @@ def test_a_camera_outage_is_logged_once_and_its_end_once(caplog):
         thread.close()
     said = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING and r.name == "controller.camera"]
     assert said == ["camera unavailable: usb:0: unavailable, try 1", "camera delivering again"]
+
+
+class Waiting(FrameSource):
+    """A camera that gives nothing yet; its health is set by the test."""
+
+    def read(self) -> Frame:
+        time.sleep(0.02)
+        raise SourceUnavailable("usb:0: no frame yet")
+
+
+def test_a_camera_still_starting_is_not_lost_but_a_lost_or_ended_one_is():
+    source = Waiting()
+    thread = CameraThread(source, Counting(), sink=lambda event: None).start()  # type: ignore[arg-type]
+    try:
+        assert source.health.state is HealthState.STARTING and not thread.lost()  # the first frame is coming
+        for state in (HealthState.LOST, HealthState.ENDED):
+            source._set_health(state, "unplugged")
+            assert thread.lost()
+        source._set_health(HealthState.OK)
+        assert not thread.lost()
+    finally:
+        thread.close()
+    assert thread.lost()  # a stopped thread reads nothing

@@ -157,6 +157,11 @@ def test_the_frames_the_dealer_ruled_on_become_a_labelled_folder_for_the_bench(t
         j.append({"event": "manual", "dice": [6, 1]})
         _roll(j, [6, 1], "manual")
         j.append({"event": "lock"})
+        j.append({"event": "read", "status": "no_read", "dice": [], "confidence": 0.0, "frame": "moving.jpg",
+                  "reason": "dice did not settle: no rest 10 s after the dice started moving", "at_rest": False})
+        j.append({"event": "manual", "dice": [4, 4]})  # that frame may show the dice moving: no label
+        _roll(j, [4, 4], "manual")
+        j.append({"event": "lock"})
         j.append({"event": "read", "status": "ok", "dice": [3, 5], "confidence": 0.99, "frame": "sure.jpg"})
         _roll(j, [3, 5], "read")
     assert main(["journal", "--state-dir", str(tmp_path), "frames"]) == 0

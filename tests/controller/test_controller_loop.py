@@ -199,7 +199,7 @@ def test_watchdog_is_pinged_only_while_healthy(tmp_path, monkeypatch, rig, caplo
     stop = threading.Event()
     loop = threading.Thread(target=serve, args=(controller, inputs),
                             kwargs={"stop": stop, "problems": lambda: health["problems"], "notifier": Notifier(str(path)),
-                                    "tick": 0.02})
+                                    "tick": 0.02, "camera_lost": lambda: "camera" in health["problems"]})
     loop.start()
     try:
         first = server.recv(4096).decode()

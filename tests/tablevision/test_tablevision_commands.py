@@ -258,3 +258,14 @@ def test_calibrate_films_the_configured_camera_at_its_size_and_rate(tmp_path, mo
     config.write_text('[camera]\nsource = "scenes"\n')
     with pytest.raises(ValueError, match="no camera to calibrate"):
         calibrate._table_camera(str(config))
+    (tmp_path / "rec").mkdir()
+    config.write_text('[camera]\nsource = "folder"\npath = "rec"\n')
+    with pytest.raises(ValueError, match="the camera is a recording"):  # its frames do not follow the prompts
+        calibrate._table_camera(str(config))
+
+
+def test_calibrate_with_a_config_takes_the_game_from_it(tmp_path, capsys):
+    config = tmp_path / "table.toml"
+    config.write_text('[table]\ngame = "hazard"\n[camera]\nsource = "picamera2"\n')
+    assert main(["calibrate", "--config", str(config), "--game", "craps"]) == 2
+    assert "give neither --source nor --game" in capsys.readouterr().err

@@ -1,8 +1,9 @@
 """``dicetable calibrate``: measure the table (landing area, die size, colours) at installation.
 
-From image files (``--empty`` and ``--dice``, files or folders) or from the
-camera (``--source``): the installer clears the landing area, presses Enter,
-lays the dice at rest, presses Enter. With the generated source it runs
+From image files (``--empty`` and ``--dice``, files or folders) or from a
+camera (``--config``: the table's own, at its size, frame rate and game; or
+``--source``): the installer clears the landing area, presses Enter, lays the
+game's dice at rest, presses Enter. With the generated source it runs
 unattended (the dice are thrown and filmed at rest), which is how the demo
 and the tests calibrate. Writes ``calibration.toml`` (point the table
 configuration at it), the mask and empty-table PNGs, and
@@ -24,7 +25,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", metavar="TOML", help="take the frames from the camera of this table configuration, "
                                                           "at its size and frame rate, with its game's dice (what "
                                                           "`dicetable run --config` will film)")
-    parser.add_argument("--frames", type=int, default=5, help="frames to take of each (with --source; default 5)")
+    parser.add_argument("--frames", type=int, default=5, help="frames to take of each (with --config or --source; default 5)")
     parser.add_argument("--expect", type=int, default=None, help="how many dice lie in each dice frame: only frames showing that many apart are measured, "
                              "and none is refused (give it: it catches dice touching in a cluster); with a camera "
                              "--source, the game's dice by default (2, or 3 with --game hazard)")
@@ -75,8 +76,8 @@ def _missing_inputs(args: argparse.Namespace) -> str | None:
     if args.empty and args.dice:
         return None
     if args.empty or args.dice:
-        return f"{'--dice' if args.empty else '--empty'} is missing: give --empty and --dice images, or --source"
-    return "give --empty and --dice images, or --source"
+        return f"{'--dice' if args.empty else '--empty'} is missing: give --empty and --dice images, or --config or --source"
+    return "give --empty and --dice images, or --config (the table's camera) or --source"
 
 
 def _from_source(spec: str | Mapping[str, Any], frames: int, game: str | None) -> tuple[list, list, int, str]:
@@ -136,25 +137,22 @@ def _table_camera(path: str) -> tuple[dict[str, Any], str]:
     films what ``dicetable run`` will: the same camera, size and frame rate.
 
     Its ``[calibration]`` is left out: it is what is being made again, and a stale one (taken at
-    another size) would make the configuration refuse to load.
+    another size) would make the configuration refuse to load. A recording is refused: its frames
+    do not follow the prompts (calibrate from chosen frames with ``--empty`` and ``--dice``).
     """
-    import tomllib
-
     from controller.camera import source_spec
-    from controller.config import ConfigError, validate
+    from controller.config import ConfigError, load
 
     try:
-        with open(path, "rb") as f:
-            data = tomllib.load(f)
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise ValueError(f"{path}: {exc}") from None
-    data.pop("calibration", None)
-    try:
-        config = validate(data, path)
+        config = load(path, without_calibration=True)
     except ConfigError as exc:
         raise ValueError(str(exc)) from None
-    if config.camera["source"] in ("scenes", "none"):
-        raise ValueError(f"{path}: camera.source is {config.camera['source']!r}: no camera to calibrate")
+    camera = config.camera
+    if camera["source"] in ("scenes", "none"):
+        raise ValueError(f"{path}: camera.source is {camera['source']!r}: no camera to calibrate")
+    if camera["source"] == "folder" or camera["path"]:
+        raise ValueError(f"{path}: the camera is a recording ({camera['path']}): calibrate from its frames "
+                         "of the empty table and of dice at rest with --empty and --dice")
     return source_spec(config), config.game
 
 
@@ -162,12 +160,13 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     from vision.calibrate import CalibrationError, calibrate, save_calibration
-    from vision.sources import SourceUnavailable
+    from vision.sources import SourceError
     from vision.sources.generated import GAME_SETTING
 
     expect = args.expect
-    if args.config and args.source:
-        print("dicetable calibrate: give --config (the table's own camera) or --source, not both", file=sys.stderr)
+    if args.config and (args.source or args.game):
+        print("dicetable calibrate: --config says the camera and the game; give neither --source nor --game with it",
+              file=sys.stderr)
         return 2
     missing = None if args.source or args.config else _missing_inputs(args)
     if missing:
@@ -183,7 +182,7 @@ def run(args: argparse.Namespace) -> int:
             empty, dice = _images(args.empty, "--empty"), _images(args.dice, "--dice")
         result = calibrate(empty, dice, expect=expect, mode=GAME_SETTING[game] if game else "rail")
         path = save_calibration(result, args.out)
-    except (CalibrationError, SourceUnavailable, FileNotFoundError, ValueError, OSError) as exc:
+    except (CalibrationError, SourceError, FileNotFoundError, ValueError, OSError) as exc:  # SourceError: EndOfStream too
         print(f"dicetable calibrate: {exc}", file=sys.stderr)
         return 2
     except (EOFError, KeyboardInterrupt):
