@@ -22,7 +22,7 @@ import copy
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 GAMES = ("craps", "hazard", "bang")
 CAMERA_SOURCES = ("scenes", "folder", "opencv", "picamera2", "none")
@@ -233,14 +233,19 @@ def _check_uart_pins(pins: Any, port: Any, problems: list[tuple[str, str]]) -> N
                                             "use a pin that hardware/README.md leaves free"))
 
 
+def live_camera(camera: Mapping[str, Any]) -> bool:
+    """Whether the ``[camera]`` table names a camera filming the table now (the Pi's, or a USB one
+    with no recording ``path``), rather than generated scenes, a recording or none."""
+    return camera["source"] == "picamera2" or (camera["source"] == "opencv" and not camera["path"])
+
+
 def _check_calibrated_size(camera: dict[str, Any], calibration: Any, empty_image: Any,
                            problems: list[tuple[str, str]]) -> None:
     """A live camera must film at the size the table was calibrated at: the landing mask, the empty
     table and the die's size in pixels all belong to that size, and at another one the settle
     detector watches the whole frame and the reader expects dice of the wrong size."""
-    live = camera["source"] == "picamera2" or (camera["source"] == "opencv" and not camera["path"])
     pictures = [a for a in (calibration.landing_mask, empty_image) if a is not None]
-    if not live or not pictures or problems:
+    if not live_camera(camera) or not pictures or problems:
         return
     height, width = pictures[0].shape[:2]
     if (width, height) != (camera["width"], camera["height"]):

@@ -116,11 +116,12 @@ def frame_labels(journal: Journal, dealer_only: bool = True) -> Iterator[dict[st
     settled, as a row of ``dicetable bench``'s ``manifest.csv``.
 
     Why: every roll the dealer rules on (``confirm``, ``manual``) labels the frame the camera could
-    not settle alone, which is just what the reader needs to be measured on, and later trained on, at
-    this table. Rolls settled at once from the camera's own ``ok`` read label nothing new (the label
-    would be the reader's answer), so they are left out unless ``dealer_only`` is False. The frame of a roll that never came to rest (``at_rest: false``) may
-    show the dice moving and labels nothing. The frames the dealer ruled on include the reader's right
-    refusals (dice touching or cocked): the bench counts those as rolls not ``ok``, which is the truth.
+    not settle alone, which is just what the reader needs to be measured on at this table (training
+    would also need each die's box, which the journal does not keep). Rolls settled at once from the camera's own ``ok`` read label nothing new (the label
+    would be the reader's answer), so they are left out unless ``dealer_only`` is False. The frame
+    of a roll that never came to rest (``at_rest: false``) may show the dice moving and labels
+    nothing. The frames the dealer ruled on include the reader's right refusals (dice touching or
+    cocked): the bench counts those as rolls not ``ok``, which is the truth.
     """
     for roll in rolls(journal):
         read = roll.read or {}
@@ -131,6 +132,6 @@ def frame_labels(journal: Journal, dealer_only: bool = True) -> Iterator[dict[st
             "image": str(frame),
             "values": " ".join(str(d) for d in roll.dice),
             "source": roll.source,
-            "read_status": str(roll.read.get("status", "")),
-            "read_dice": " ".join(str(d) for d in roll.read.get("dice") or []),
+            "read_status": str(read.get("status", "")),
+            "read_dice": " ".join(str(d) for d in read.get("dice") or []),
         }

@@ -141,7 +141,7 @@ def _table_camera(path: str) -> tuple[dict[str, Any], str]:
     do not follow the prompts (calibrate from chosen frames with ``--empty`` and ``--dice``).
     """
     from controller.camera import source_spec
-    from controller.config import ConfigError, load
+    from controller.config import ConfigError, live_camera, load
 
     try:
         config = load(path, without_calibration=True)
@@ -150,7 +150,7 @@ def _table_camera(path: str) -> tuple[dict[str, Any], str]:
     camera = config.camera
     if camera["source"] in ("scenes", "none"):
         raise ValueError(f"{path}: camera.source is {camera['source']!r}: no camera to calibrate")
-    if camera["source"] == "folder" or camera["path"]:
+    if not live_camera(camera):
         raise ValueError(f"{path}: the camera is a recording ({camera['path']}): calibrate from its frames "
                          "of the empty table and of dice at rest with --empty and --dice")
     return source_spec(config), config.game
