@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
@@ -28,9 +29,15 @@ from controller.sdnotify import Notifier
 from controller.table import (JournaledTable, Phase, Step, TableState, lights_for, malformed_event, motor_should_spin,
                               view_for)
 from hardware.display import DisplayLink, DisplayState
-from hardware.gpio import GpioDevices, build_devices
+from hardware.gpio import ButtonEvent, GpioDevices, build_devices
 
 log = logging.getLogger(__name__)
+
+#: How long the display says ``-no-`` after a dealer's press the table refused.
+REFUSED_SHOWN_S = 1.5
+#: The table events a dealer's button makes: a refusal of one of these is shown on the display
+#: (a refused bet from the event stream is the players' business, not the dealer's).
+DEALER_PRESSES = frozenset(press.value for press in ButtonEvent)
 
 _PHASE_ON_DISPLAY = {
     Phase.BETTING: "open",
@@ -40,7 +47,8 @@ _PHASE_ON_DISPLAY = {
 }
 
 
-def display_phase(state: TableState, camera_lost: bool = False) -> str:
+def display_phase(state: TableState, camera_lost: bool = False, *, refused: bool = False,
+                  motor_failed: bool = False) -> str:
     """The display's word for what the table waits for (``DisplayState.phase``).
 
     The dealer has only the buttons and this word, so it tells apart what the buttons do: a waiting
@@ -48,7 +56,15 @@ def display_phase(state: TableState, camera_lost: bool = False) -> str:
     the test ``_confirm`` makes), otherwise ``enter`` (``Entr``: hold CONFIRM to enter the dice by
     hand, or VOID); a hand entry shows ``manual`` (``HAnd``), where LOCK steps the die shown. Bets
     locked with the camera lost show ``enter`` too: no read will come, and a hand entry is the way on.
+
+    Two words answer the dealer rather than the state: ``refused`` (``-no-``), for a moment after a
+    press the table refused, which otherwise changes nothing to be seen; and ``fault`` (``Err``)
+    while the cage should turn but its motor did not start (VOID, then LOCK, tries again).
     """
+    if refused:
+        return "refused"
+    if state.phase is Phase.SPINNING and motor_failed:
+        return "fault"
     if state.phase is Phase.LOCKED and camera_lost:
         return "enter"
     if state.phase is Phase.PENDING:
@@ -59,10 +75,12 @@ def display_phase(state: TableState, camera_lost: bool = False) -> str:
     return _PHASE_ON_DISPLAY[state.phase]
 
 
-def display_state(state: TableState, camera_lost: bool = False) -> DisplayState:
-    """What the LED display shows for ``state`` (a pure function: redraw = call again)."""
+def display_state(state: TableState, camera_lost: bool = False, *, refused: bool = False,
+                  motor_failed: bool = False) -> DisplayState:
+    """What the LED display shows for ``state`` (a pure function: redraw = call again); the
+    flags are :func:`display_phase`'s."""
     view = view_for(state)
-    phase = display_phase(state, camera_lost)
+    phase = display_phase(state, camera_lost, refused=refused, motor_failed=motor_failed)
     return DisplayState(
         game=state.game,
         phase=phase,
@@ -82,7 +100,10 @@ class TableController:
 
     ``display`` may be None (no display configured); ``listeners`` are told of
     every step (the demo prints from there). ``camera_lost`` (set by the main loop,
-    :meth:`set_camera_lost`) changes what the display asks of the dealer.
+    :meth:`set_camera_lost`) changes what the display asks of the dealer. A refused
+    press shows ``-no-`` for :data:`REFUSED_SHOWN_S` by ``clock``; the main loop calls
+    :meth:`expire_notices` to take it down. ``motor_failed`` is true while the cage
+    should turn but its motor would not start.
     """
 
     table: JournaledTable
@@ -91,6 +112,9 @@ class TableController:
     spin_seconds: float
     listeners: list[StepListener] = field(default_factory=list)
     camera_lost: bool = False
+    clock: Callable[[], float] = time.monotonic
+    motor_failed: bool = field(default=False, init=False)
+    _refused_until: float | None = field(default=None, init=False)
 
     @property
     def state(self) -> TableState:
@@ -103,24 +127,32 @@ class TableController:
         stop interrupted (the dice were never read, so spinning again is safe).
         """
         state = self.table.state
-        # Each output on its own: a lamp or display fault is logged and the table goes on (the state
-        # is journaled; the next redraw repairs the outputs), so no input can wedge the table.
+        # Each output on its own: a lamp, display or motor fault is logged and the table goes on (the
+        # state is journaled; the next redraw repairs the outputs), so no input can wedge the table.
+        # The motor goes first, so that the display can say when it did not start.
+        if state.phase is not Phase.SPINNING:
+            self.motor_failed = False
+            if self.devices.motor.status.running:
+                try:
+                    self.devices.motor.stop()  # the cage turns only while the table is spinning (VOID, a spin_done)
+                except Exception:  # noqa: BLE001
+                    log.exception("could not stop the cage motor")
+        if motor_should_spin(before, state) and not self.devices.motor.status.running:
+            try:
+                self.devices.motor.spin(self.spin_seconds)
+                self.motor_failed = False
+            except Exception:  # noqa: BLE001
+                self.motor_failed = True
+                log.exception("could not start the cage motor; VOID, then LOCK again to retry")
         try:
             self.devices.lights.show(lights_for(state))
         except Exception:  # noqa: BLE001
             log.exception("could not set the bet-lock lamps")
         if self.display is not None:
             try:
-                self.display.show(display_state(state, self.camera_lost))
+                self.display.show(self.display_view())
             except Exception:  # noqa: BLE001
                 log.exception("could not draw the display for %s", state.phase.value)
-        if state.phase is not Phase.SPINNING and self.devices.motor.status.running:
-            self.devices.motor.stop()  # the cage turns only while the table is spinning (VOID, a spin_done)
-        if motor_should_spin(before, state) and not self.devices.motor.status.running:
-            try:
-                self.devices.motor.spin(self.spin_seconds)
-            except Exception:  # noqa: BLE001
-                log.exception("could not start the cage motor; VOID, then LOCK again to retry")
 
     def set_camera_lost(self, lost: bool) -> None:
         """The camera was lost or came back: redraw, so the display asks for a hand entry or not."""
@@ -128,10 +160,30 @@ class TableController:
             self.camera_lost = lost
             self.redraw(self.table.state)  # the same state before and after: only the outputs change
 
+    def display_view(self) -> DisplayState:
+        """The picture the display is given now: the state's, with what the table has to tell the dealer."""
+        return display_state(self.table.state, self.camera_lost, refused=self._refused_until is not None,
+                             motor_failed=self.motor_failed)
+
+    def notice_left(self) -> float | None:
+        """Seconds until the ``-no-`` of a refused press is due to come down, or None when none is up."""
+        return None if self._refused_until is None else max(0.0, self._refused_until - self.clock())
+
+    def expire_notices(self) -> None:
+        """Take the ``-no-`` of a refused press down once it has been up for :data:`REFUSED_SHOWN_S`."""
+        if self._refused_until is not None and self.clock() >= self._refused_until:
+            self._refused_until = None
+            self.redraw(self.table.state)
+
     def submit(self, event: Mapping[str, Any]) -> Step:
-        """Journal ``event``, step the table, then redraw (the outputs follow the journal)."""
+        """Journal ``event``, step the table, then redraw (the outputs follow the journal); a dealer's
+        press the table refused also puts ``-no-`` up, and any accepted input takes it down."""
         before = self.table.state
         result = self.table.submit(event)
+        if result.accepted:
+            self._refused_until = None
+        elif isinstance(event, Mapping) and event.get("event") in DEALER_PRESSES:
+            self._refused_until = self.clock() + REFUSED_SHOWN_S
         self.redraw(before)
         for listener in self.listeners:
             listener(event, result, before)
@@ -222,14 +274,16 @@ def serve(
     tick = min(tick, interval) if interval else tick
     last_status, failing = "", set()
     while not stop.is_set():
+        left = controller.notice_left()
         try:
-            event = inputs.get(timeout=tick)
+            event = inputs.get(timeout=tick if left is None else min(tick, left))
         except queue.Empty:
             event = None
         else:
             if event is None:
                 break
             controller.submit(event)
+        controller.expire_notices()
         found = problems()
         controller.set_camera_lost(camera_lost())
         said = "; ".join(f"{device} {what}" for device, what in found.items())

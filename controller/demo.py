@@ -23,7 +23,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any, Mapping
 
-from controller.app import (DisplayHandle, TableController, button_event, cage_listener, display_state, open_devices,
+from controller.app import (DisplayHandle, TableController, button_event, cage_listener, open_devices,
                             open_display, open_events, parse_event_line)
 from controller.camera import ReadPipeline
 from controller.config import Config
@@ -211,7 +211,7 @@ class DemoTable:
                 self.drain()
 
     def show_display(self) -> None:
-        expected = display_state(self.state)
+        expected = self.controller.display_view()
         acked = self.display.link.wait_acked(expected, timeout=3.0)
         screen = " ".join(self.display.standin.screen().rows) if self.display.standin else ""
         verdict = "acknowledged" if acked is not None else "NOT acknowledged"
@@ -265,6 +265,7 @@ def run_demo(config: Config, *, rolls: int | None = None, seed: int = 7, state_d
                 if game == "craps":
                     print("  a press at the wrong moment:", file=out)
                     demo.press("confirm")
+                    demo.show_display()  # -no- for a moment: nothing happened
                     print(f"  the shooter passes the dice (NEXT SHOOTER, point {demo.state.rules.point or 'OFF'}):",
                           file=out)
                     before = demo.state.rules.shooter

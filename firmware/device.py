@@ -15,7 +15,7 @@ shown and sends the state afresh.
 from firmware import messages
 from firmware.codec import Decoder, encode
 
-FIRMWARE_VERSION = (1, 1, 0)  # 1.1.0: protocol 2 (the HAnd and Entr phases)
+FIRMWARE_VERSION = (1, 2, 0)  # 1.1.0: protocol 2 (HAnd, Entr); 1.2.0: protocol 3 (-no-, Err)
 LINK_TIMEOUT_MS = 3000
 #: A partial frame older than this is given up (``Decoder.resync``). The longest frame takes
 #: about 11 ms at 115200 baud, and the host sends again within its reply timeout.

@@ -27,6 +27,8 @@ _PHASE_WORDS = {
     "closed": "CLSd",
     "manual": "HAnd",  # the dealer is entering the dice by hand: LOCK steps the die shown
     "enter": "Entr",  # the camera could not read the dice, or is lost: hold CONFIRM to enter them
+    "refused": "-no-",  # for a moment after a press the table refused: nothing happened
+    "fault": "Err ",  # a device failed (the cage motor did not start): VOID, then LOCK to retry
 }
 
 

@@ -13,7 +13,8 @@ duplicated frame simply draws the same thing again. See
 from firmware.codec import crc16
 
 # 2: phases "manual" and "enter" added (a display speaking 1 refuses their codes: reflash it).
-PROTOCOL_VERSION = 2
+# 3: phases "refused" and "fault" added.
+PROTOCOL_VERSION = 3
 
 # Host -> display
 HELLO = 0x01  # payload: [protocol version]
@@ -39,7 +40,7 @@ STATUS_NAMES = {
 GAMES = ("craps", "hazard", "bang")
 # What the table is doing, as the dealer needs to see it. The wire sends a phase's index, so a new
 # phase goes at the end (and PROTOCOL_VERSION goes up): existing codes keep their meaning.
-PHASES = ("open", "locked", "rolling", "confirm", "settled", "void", "closed", "manual", "enter")
+PHASES = ("open", "locked", "rolling", "confirm", "settled", "void", "closed", "manual", "enter", "refused", "fault")
 MAX_DICE = 3
 RECENT_MAX = 8
 
@@ -73,7 +74,8 @@ class DisplayState:
     - ``game``: one of ``GAMES``.
     - ``phase``: one of ``PHASES`` (betting open, bets locked, dice rolling or
       cage spinning, a read CONFIRM can settle, settled, voided, closed, the
-      dealer entering the dice by hand, a read only a hand entry can settle).
+      dealer entering the dice by hand, a read only a hand entry can settle,
+      a press the table just refused, a device that failed: the cage motor).
     - ``dice``: the current roll, 0 to 3 values 1..6 (empty: nothing rolled
       yet); the display adds the total itself.
     - ``point``: the craps point or Bang's dealer's point (2..18), or None

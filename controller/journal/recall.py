@@ -17,7 +17,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-from controller.journal.store import EFFECT, INPUT, Journal
+from controller.journal.store import INPUT, Journal
 
 
 @dataclass

@@ -10,6 +10,7 @@ import threading
 import pytest
 from gpiozero.pins.mock import MockFactory
 
+from controller import app
 from controller.app import TableController, cage_listener, display_state, serve
 from controller.config import load
 from controller.demo import run_demo
@@ -40,7 +41,8 @@ def test_demo_plays_every_game_end_to_end(tmp_path):
             assert len(roll.dice) == (3 if game == "hazard" else 2)
             read = roll.read or next(e.event for e in journal.entries() if e.event["event"] == "read")
             assert (tmp_path / game / "frames" / read["frame"]).exists()  # the still frame was kept
-    assert text.count("display acknowledged") == 3 and "NOT acknowledged" not in text
+    assert text.count("display acknowledged") == 4 and "NOT acknowledged" not in text
+    assert "display acknowledged: refused" in text and " -no-" in text  # the wrong press, as the digits show it
     assert "camera:" in text and "paid $" in text
     assert "refused confirm: nothing to confirm" in text
 
@@ -186,6 +188,73 @@ def test_with_the_camera_lost_the_display_asks_for_a_hand_entry_once_bets_are_lo
     controller.submit({"event": "void"})
     controller.set_camera_lost(True)
     assert display.shown[-1].phase == "open"  # betting: nothing to enter
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_refused_press_says_no_for_a_moment_and_a_refused_bet_does_not(rig):
+    factory, pins, devices, link, standin, journal, inputs = rig
+    display, clock = ShownStates(), FakeClock()
+    controller = TableController(JournaledTable.open(journal, "craps", TableConfig()), devices, display,
+                                 spin_seconds=0.05, clock=clock)
+    controller.submit({"event": "bet", "seat": "A", "bet": "pass", "amount": 10**9})  # over the limit
+    assert display.shown[-1].phase == "open" and controller.notice_left() is None  # the players' business
+    controller.submit({"event": "confirm"})  # nothing to confirm
+    assert display.shown[-1].phase == "refused" and controller.notice_left() == app.REFUSED_SHOWN_S
+    clock.now += app.REFUSED_SHOWN_S - 0.1
+    controller.expire_notices()
+    assert display.shown[-1].phase == "refused"
+    clock.now += 0.1
+    controller.expire_notices()
+    assert display.shown[-1].phase == "open" and controller.notice_left() is None
+    shown = len(display.shown)
+    controller.expire_notices()
+    assert len(display.shown) == shown  # nothing up, nothing redrawn
+    controller.submit({"event": "void"})  # nothing to void: -no- again ...
+    assert display.shown[-1].phase == "refused"
+    controller.submit({"event": "lock"})  # ... and the next press that does something takes it down
+    assert display.shown[-1].phase == "locked" and controller.notice_left() is None
+
+
+def test_the_main_loop_takes_the_no_down_on_time_between_ticks(rig, monkeypatch):
+    factory, pins, devices, link, standin, journal, inputs = rig
+    monkeypatch.setattr(app, "REFUSED_SHOWN_S", 0.2)
+    display = ShownStates()
+    controller = TableController(JournaledTable.open(journal, "craps", TableConfig()), devices, display,
+                                 spin_seconds=0.05)
+    # The loop runs here (the journal belongs to this thread); it ends 0.6 s on, at the None.
+    inputs.put({"event": "confirm"})
+    ending = threading.Timer(0.6, inputs.put, [None])
+    ending.start()
+    serve(controller, inputs, stop=threading.Event(), problems=dict, notifier=Notifier(""), tick=30.0)
+    ending.join()
+    assert [s.phase for s in display.shown] == ["refused", "open"]  # down after 0.2 s, not at the 30 s tick
+
+
+def test_a_cage_motor_that_will_not_start_shows_err_until_void(rig, monkeypatch):
+    factory, pins, devices, link, standin, journal, inputs = rig
+    display = ShownStates()
+    controller = TableController(JournaledTable.open(journal, "hazard", TableConfig()), devices, display,
+                                 spin_seconds=30)
+
+    def broken(seconds):
+        raise RuntimeError("GPIO busy")
+
+    monkeypatch.setattr(devices.motor, "spin", broken)
+    controller.submit({"event": "lock"})
+    assert controller.state.phase is Phase.SPINNING and display.shown[-1].phase == "fault"
+    controller.submit({"event": "void"})
+    assert display.shown[-1].phase == "open" and not controller.motor_failed
+    monkeypatch.undo()  # the motor mended: LOCK spins it, and the display says so
+    controller.submit({"event": "lock"})
+    assert display.shown[-1].phase == "rolling" and factory.pin(pins.cage_motor).state is True
+    controller.submit({"event": "void"})
 
 
 def test_watchdog_is_pinged_only_while_healthy(tmp_path, monkeypatch, rig, caplog):

@@ -98,8 +98,8 @@ def test_state_payload_round_trips():
 def test_new_phases_are_added_at_the_end_and_round_trip():
     # The wire sends a phase's index: the codes of protocol 1 keep their meaning.
     assert messages.PHASES[:7] == ("open", "locked", "rolling", "confirm", "settled", "void", "closed")
-    assert messages.PROTOCOL_VERSION == 2
-    for phase, code in (("manual", 7), ("enter", 8)):
+    assert messages.PROTOCOL_VERSION == 3
+    for phase, code in (("manual", 7), ("enter", 8), ("refused", 9), ("fault", 10)):
         state = DisplayState("craps", phase, (3, 4), 6, ((6, 5),), 9)
         assert state.to_payload()[1] == code
         assert DisplayState.from_payload(state.to_payload()) == state
@@ -182,6 +182,15 @@ def test_layout_tells_a_read_to_confirm_from_one_to_enter_and_from_a_hand_entry(
     assert words == {"confirm": "ConFP  6", "enter": "EntrP  6", "manual": "HAndP  6"}
     assert layout.rows(DisplayState("hazard", "enter", (), None, (), 1)) == ("        ", "Entr    ", "        ")
     assert layout.rows(DisplayState("bang", "manual", (2,), None, (), 1))[1] == "HAnd OFF"
+
+
+def test_layout_says_no_to_a_refused_press_and_err_for_a_failed_device():
+    # Only the word changes: the dice, the point and the history stay as they were.
+    refused = layout.rows(DisplayState("craps", "refused", (3, 4), 6, ((6, 5),), 1))
+    assert refused == ("3 4    7", "-no-P  6", "11.      ")
+    assert layout.rows(DisplayState("hazard", "fault", (), None, (), 1))[1] == "Err     "
+    # Neither can be taken for the no-link pattern.
+    assert refused != layout.NO_LINK_ROWS and "no LInE" not in refused[1]
 
 
 def test_every_phase_and_game_fits_the_digits():

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from firmware import messages
 from firmware.codec import Decoder, encode
 from firmware.device import Device
@@ -42,21 +44,25 @@ def test_a_display_speaking_another_protocol_is_reported_and_never_sent_states(
     assert all(kind == messages.HELLO for port in factory.opened for kind in _kinds(port))
 
 
-def test_a_display_still_on_protocol_1_asks_for_a_reflash(scripted_factory, fast_timing, eventually):
-    # Firmware 1.0.0 refuses the HELLO of protocol 2 (it would refuse the codes of HAnd and Entr too).
-    def firmware_1_0_0(data: bytes) -> bytes:
+@pytest.mark.parametrize("firmware, protocol", [((1, 0, 0), 1), ((1, 1, 0), 2)])
+def test_a_display_on_an_older_protocol_asks_for_a_reflash(scripted_factory, fast_timing, eventually,
+                                                           firmware, protocol):
+    # An older firmware refuses the HELLO of the host's protocol (it would refuse the codes of the
+    # phases added since, too: HAnd and Entr in 2, -no- and Err in 3).
+    def old_firmware(data: bytes) -> bytes:
         out = b""
         for frame in Decoder().feed(data):
             assert frame.kind == messages.HELLO and frame.payload == bytes([messages.PROTOCOL_VERSION])
-            payload = messages.ack_payload(messages.BAD_VERSION, None) + bytes([1, 1, 0, 0])
+            payload = messages.ack_payload(messages.BAD_VERSION, None) + bytes([protocol, *firmware])
             out += encode(frame.seq, messages.HELLO_REPLY, payload)
         return out
 
-    factory = scripted_factory(firmware_1_0_0)
+    factory = scripted_factory(old_firmware)
     with DisplayLink("scripted", timing=fast_timing, serial_factory=factory) as link:
         link.show(DisplayState("craps", "enter", (), 6, (), 7))
         health = eventually(lambda: link.health().faults.get("version") and link.health())
-    assert "firmware 1.0.0 speaks protocol 1, host speaks 2: reflash the display" in health.last_error
+    version = ".".join(str(part) for part in firmware)
+    assert f"firmware {version} speaks protocol {protocol}, host speaks 3: reflash the display" in health.last_error
     assert not health.connected and not health.healthy
 
 
