@@ -10,7 +10,8 @@ Inputs are the table events of ``docs/events.md``:
 - the dealer's buttons: ``lock`` (lock bets / roll; in Hazard it starts the
   cage), ``confirm`` (accept an uncertain read), ``void`` (void the read or
   the throw), ``manual`` (enter the dice by hand: with ``dice`` at once, or
-  without to start entering them with the buttons);
+  without to start entering them with the buttons), ``unclear`` (CONFIRM let go
+  between a push and a hold: always refused, so the journal keeps the press);
 - ``spin_done``: the hazard cage's motor has stopped;
 - ``read``: the vision pipeline's verdict on the still frame of a roll
   (``status``, ``dice``, ``confidence``, ``frame``, ``reason``).
@@ -55,7 +56,7 @@ HISTORY = 8
 """How many recent rolls the table remembers for the display."""
 
 GAME_EVENTS = ("bet", "remove", "next_shooter")
-BUTTON_EVENTS = ("lock", "confirm", "void", "manual")
+BUTTON_EVENTS = ("lock", "confirm", "void", "manual", "unclear")
 TABLE_EVENTS = GAME_EVENTS + BUTTON_EVENTS + ("spin_done", "read")
 READ_STATUSES = ("ok", "uncertain", "no_read")
 
@@ -301,6 +302,11 @@ def _settle(state: TableState, dice: tuple[int, ...], source: str) -> Step:
     return Step(new_state, (record, *effects))
 
 
+def _unclear(state: TableState, event: Mapping[str, Any]) -> Step:
+    raise Refused("CONFIRM was held longer than a push and let go before a hold: nothing done "
+                  "(push it to confirm, or hold it until the display shows HAnd)")
+
+
 _HANDLERS = {
     "bet": _game_event,
     "remove": _game_event,
@@ -311,4 +317,5 @@ _HANDLERS = {
     "confirm": _confirm,
     "void": _void,
     "manual": _manual,
+    "unclear": _unclear,
 }

@@ -1,7 +1,9 @@
 """The dealer's buttons and the events they produce for the table controller.
 
-Four physical buttons, five events: CONFIRM held for the long-press time means
-MANUAL ("I will enter the dice by hand") instead of CONFIRM. The events say
+Four physical buttons, six events: CONFIRM held for the long-press time means
+MANUAL ("I will enter the dice by hand") instead of CONFIRM, and CONFIRM let go
+between a push and a hold means UNCLEAR, which the table refuses: the journal
+keeps that the dealer pressed, and the display says ``-no-``. The events say
 which button meant what, nothing about the game: the controller decides whether
 an event is allowed at that moment (and refuses it otherwise). During manual
 entry the controller reads the same events through ``ManualEntry``
@@ -25,6 +27,7 @@ class ButtonEvent(StrEnum):
     VOID = "void"  # void the roll (in manual entry: cancel the entry)
     NEXT_SHOOTER = "next_shooter"  # the dice pass to the next shooter
     MANUAL = "manual"  # CONFIRM held: enter the dice by hand
+    UNCLEAR = "unclear"  # CONFIRM held too long for a push, let go before a hold: means nothing
 
 
 class DealerButton(StrEnum):
@@ -47,6 +50,7 @@ MEANING: dict[tuple[DealerButton, Press], ButtonEvent] = {
     (DealerButton.LOCK, Press.SHORT): ButtonEvent.LOCK,
     (DealerButton.CONFIRM, Press.SHORT): ButtonEvent.CONFIRM,
     (DealerButton.CONFIRM, Press.LONG): ButtonEvent.MANUAL,
+    (DealerButton.CONFIRM, Press.UNCLEAR): ButtonEvent.UNCLEAR,
     (DealerButton.VOID, Press.SHORT): ButtonEvent.VOID,
     (DealerButton.NEXT_SHOOTER, Press.SHORT): ButtonEvent.NEXT_SHOOTER,
 }

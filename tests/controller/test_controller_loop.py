@@ -220,6 +220,8 @@ def test_a_refused_press_says_no_for_a_moment_and_a_refused_bet_does_not(rig):
     assert display.shown[-1].phase == "refused"
     controller.submit({"event": "lock"})  # ... and the next press that does something takes it down
     assert display.shown[-1].phase == "locked" and controller.notice_left() is None
+    controller.submit({"event": "unclear"})  # CONFIRM let go between a push and a hold
+    assert display.shown[-1].phase == "refused"
 
 
 def test_the_main_loop_takes_the_no_down_on_time_between_ticks(rig, monkeypatch):

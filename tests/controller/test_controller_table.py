@@ -145,6 +145,9 @@ def test_bang_dealer_roll_then_shooter_roll_then_next_shooter():
         ([], bet("Z", "pass", 500)),                              # the rules engine refuses
         ([], bet("A", "pass", 50_000)),
         ([], ["not", "an", "object"]),
+        ([], {"event": "unclear"}),                               # CONFIRM let go between push and hold
+        ([LOCK, read("uncertain", [3, 4])], {"event": "unclear"}),  # ... even with a read to confirm
+        ([LOCK, MANUAL], {"event": "unclear"}),                   # ... or during a hand entry
     ],
 )
 def test_wrong_moment_inputs_are_refused_and_change_nothing(prefix, event):

@@ -87,10 +87,11 @@ def test_confirm_is_reported_on_release_and_a_long_hold_means_manual(buttons, fa
     assert drained(buttons) == []  # the long press is not also a confirm
 
 
-def test_confirm_let_go_just_before_the_hold_time_means_nothing_and_is_logged(buttons, factory, clock, caplog):
-    """The dealer meant to hold CONFIRM to correct an unsure read: letting go at 1.45 s must not settle it."""
+def test_confirm_let_go_just_before_the_hold_time_is_unclear_and_is_logged(buttons, factory, clock, caplog):
+    """The dealer meant to hold CONFIRM to correct an unsure read: letting go at 1.45 s must not settle it.
+    It is UNCLEAR, not nothing: the table refuses it, and the display says so."""
     push(factory, buttons, clock, CONFIRM, held=1.45)
-    assert drained(buttons) == []
+    assert drained(buttons) == [ButtonEvent.UNCLEAR]
     assert "confirm held longer than a push" in caplog.text
     push(factory, buttons, clock, LOCK, held=1.45)  # a button with no hold meaning: a push however long
     assert drained(buttons) == [ButtonEvent.LOCK]
