@@ -38,8 +38,12 @@ DICE = {"craps": 2, "hazard": 3, "bang": 2}
 SETTING = {"craps": "rail", "bang": "rail", "hazard": "cage"}
 
 
-def read_event(read: DiceRead, frame_name: str | None) -> dict[str, Any]:
-    """The journal's ``read`` event for a reader's verdict (docs/events.md, Table events)."""
+def read_event(read: DiceRead, frame_name: str | None, size: tuple[int, int] | None = None) -> dict[str, Any]:
+    """The journal's ``read`` event for a reader's verdict (docs/events.md, Table events).
+
+    Each die's box (``boxes``, beside ``dice``) and the frame's ``size`` are kept so that a frame
+    the dealer ruled on can be labelled die by die for training (``dicetable journal frames --yolo``).
+    """
     event: dict[str, Any] = {
         "event": "read",
         "status": read.status.value,
@@ -48,6 +52,10 @@ def read_event(read: DiceRead, frame_name: str | None) -> dict[str, Any]:
         "frame": frame_name,
         "ms": round(float(read.ms), 1),
     }
+    if read.dice:
+        event["boxes"] = [[int(v) for v in d.box] for d in read.dice]
+    if size is not None:
+        event["size"] = [int(size[0]), int(size[1])]
     if read.reason:
         event["reason"] = read.reason
     return event
@@ -91,7 +99,8 @@ class ReadPipeline:
         if isinstance(verdict, Settled):
             self.last_settled = verdict
             read = self._reader(verdict.frame.image, expect=self.expect, calibration=self.calibration)
-            return read_event(read, self._save(verdict.frame))
+            height, width = verdict.frame.image.shape[:2]
+            return read_event(read, self._save(verdict.frame), (width, height))
         if isinstance(verdict, Unsettled):
             return {"event": "read", "status": "no_read", "dice": [], "confidence": 0.0,
                     "frame": self._save(verdict.frame), "reason": f"dice did not settle: {verdict.reason}",

@@ -12,18 +12,20 @@ Data in: event dicts in the format of ``docs/events.md`` via
 :func:`verify` (is the hash chain intact, and where did it break),
 :func:`export_lines` (JSON lines), :func:`recall` (the last N rolls with
 their reads and settlements) and :func:`frame_labels` (the saved frames the
-dealer ruled on, labelled with the dice settled, for ``dicetable bench``).
+dealer ruled on, labelled with the dice settled, for ``dicetable bench``; and
+:func:`boxed_frames`, the same die by die, for training).
 
     >>> j = Journal.open(state_dir)                    # doctest: +SKIP
     >>> j.append({"event": "lock"})                    # doctest: +SKIP
 """
 from controller.journal.chain import GENESIS, entry_hash
 from controller.journal.export import export_lines, game_event_lines
-from controller.journal.recall import FRAME_LABEL_COLUMNS, RolledRecord, frame_labels, recall
+from controller.journal.recall import FRAME_LABEL_COLUMNS, BoxedFrame, RolledRecord, boxed_frames, frame_labels, recall
 from controller.journal.store import INPUT, EFFECT, Entry, Journal, JournalError
 from controller.journal.verify import VerifyReport, verify
 
 __all__ = [
+    "BoxedFrame",
     "EFFECT",
     "FRAME_LABEL_COLUMNS",
     "GENESIS",
@@ -33,6 +35,7 @@ __all__ = [
     "JournalError",
     "RolledRecord",
     "VerifyReport",
+    "boxed_frames",
     "entry_hash",
     "export_lines",
     "frame_labels",

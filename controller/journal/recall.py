@@ -5,7 +5,8 @@ that were settled, what the camera saw (status, per-roll confidence, the
 saved frame's file name), how the dealer resolved it (settled at once,
 confirmed, or entered by hand) and every settlement of that roll
 (:func:`recall`). And every roll the dealer ruled on labels a frame the
-camera could not settle alone, for ``dicetable bench`` (:func:`frame_labels`).
+camera could not settle alone, for ``dicetable bench`` (:func:`frame_labels`)
+and, die by die where the read's boxes allow, for training (:func:`boxed_frames`).
 
 It reads the table events of ``docs/events.md``: a ``read`` input row, the
 dealer's ``confirm`` / ``manual`` input, then the ``roll`` effect row and
@@ -13,7 +14,7 @@ the ``settle`` effect rows that follow it.
 """
 from __future__ import annotations
 
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
@@ -111,27 +112,112 @@ RULED_BY_THE_DEALER = ("confirm", "manual")
 FRAME_LABEL_COLUMNS = ("image", "values", "source", "read_status", "read_dice")
 
 
+def _labelled_read(roll: RolledRecord, dealer_only: bool) -> dict[str, Any] | None:
+    """The read whose saved frame ``roll`` labels, or None: no frame, dice that never came to rest
+    (the frame may show them moving), or (``dealer_only``) a roll the camera settled alone."""
+    read = roll.read or {}
+    if not read.get("frame") or read.get("at_rest") is False:
+        return None
+    if dealer_only and roll.source not in RULED_BY_THE_DEALER:
+        return None
+    return read
+
+
 def frame_labels(journal: Journal, dealer_only: bool = True) -> Iterator[dict[str, str]]:
     """A labelled frame for each roll settled from a saved frame: the frame's file name and the dice
     settled, as a row of ``dicetable bench``'s ``manifest.csv``.
 
     Why: every roll the dealer rules on (``confirm``, ``manual``) labels the frame the camera could
     not settle alone, which is just what the reader needs to be measured on at this table (training
-    would also need each die's box, which the journal does not keep). Rolls settled at once from the camera's own ``ok`` read label nothing new (the label
-    would be the reader's answer), so they are left out unless ``dealer_only`` is False. The frame
-    of a roll that never came to rest (``at_rest: false``) may show the dice moving and labels
-    nothing. The frames the dealer ruled on include the reader's right refusals (dice touching or
-    cocked): the bench counts those as rolls not ``ok``, which is the truth.
+    also needs each die's box: :func:`boxed_frames`). Rolls settled at once from the camera's own
+    ``ok`` read label nothing new (the label would be the reader's answer), so they are left out
+    unless ``dealer_only`` is False. The frame of a roll that never came to rest (``at_rest: false``)
+    may show the dice moving and labels nothing. The frames the dealer ruled on include the reader's
+    right refusals (dice touching or cocked): the bench counts those as rolls not ``ok``, which is
+    the truth.
     """
     for roll in rolls(journal):
-        read = roll.read or {}
-        frame = read.get("frame")
-        if not frame or read.get("at_rest") is False or (dealer_only and roll.source not in RULED_BY_THE_DEALER):
-            continue  # no frame, or one of dice still moving (they never came to rest): no label
+        read = _labelled_read(roll, dealer_only)
+        if read is None:
+            continue
         yield {
-            "image": str(frame),
+            "image": str(read["frame"]),
             "values": " ".join(str(d) for d in roll.dice),
             "source": roll.source,
             "read_status": str(read.get("status", "")),
             "read_dice": " ".join(str(d) for d in read.get("dice") or []),
         }
+
+
+Box = tuple[int, int, int, int]
+
+
+@dataclass(frozen=True)
+class BoxedFrame:
+    """A saved frame labelled die by die: each die's box ``(x, y, w, h)`` in pixels of a frame of
+    ``size`` (width, height), with its face."""
+
+    frame: str
+    size: tuple[int, int]
+    dice: tuple[tuple[Box, int], ...]
+    source: str
+
+
+def faces_of_boxes(read_values: list[int], settled: list[int]) -> list[int] | None:
+    """The face under each of the read's dice, given the dice the table settled; None when that
+    cannot be told.
+
+    The dealer rules on the dice, not on which die is which: a hand entry gives values in the order
+    the dealer entered them, not the read's. So a box keeps the read's value when the settled dice
+    are the read's, and when they are the read's with one value changed that stood only once in
+    the read, that box takes the new value. More than one change, or a change to a value the read
+    saw twice, is ambiguous: no label rather than a wrong one.
+    """
+    if len(read_values) != len(settled):
+        return None
+    gone = Counter(read_values) - Counter(settled)
+    if not gone:
+        return list(read_values)
+    came = Counter(settled) - Counter(read_values)
+    if sum(gone.values()) != 1:
+        return None
+    (wrong,), (right,) = gone, came
+    if read_values.count(wrong) != 1:
+        return None
+    return [right if value == wrong else value for value in read_values]
+
+
+def boxed_frames(journal: Journal, dealer_only: bool = True) -> Iterator[BoxedFrame]:
+    """The frames :func:`frame_labels` labels, die by die where the read kept its boxes and the
+    faces can be told (:func:`faces_of_boxes`): training data from normal play.
+
+    Reads journaled before boxes were kept, or not made by the camera (the event stream), label
+    nothing here; nor does a frame name that is not a plain file name.
+    """
+    for roll in rolls(journal):
+        read = _labelled_read(roll, dealer_only)
+        if read is None:
+            continue
+        frame, values, boxes, size = read["frame"], read.get("dice"), read.get("boxes"), read.get("size")
+        if not (isinstance(frame, str) and _plain_name(frame) and _ints(values, 1, 6)
+                and isinstance(boxes, list) and len(boxes) == len(values)
+                and all(_ints(box, 0, None, count=4) for box in boxes) and _ints(size, 1, None, count=2)):
+            continue
+        faces = faces_of_boxes(values, roll.dice)
+        if faces is None:
+            continue
+        yield BoxedFrame(frame, (size[0], size[1]), tuple((tuple(box), face) for box, face in zip(boxes, faces)),
+                         roll.source)
+
+
+def _plain_name(name: str) -> bool:
+    """A file name with no folder in it: a frame is looked for in the frames folder, never elsewhere."""
+    return bool(name) and name not in (".", "..") and "/" not in name and "\\" not in name
+
+
+def _ints(values: Any, low: int, high: int | None, count: int | None = None) -> bool:
+    """``values`` is a list of ints in low..high (of ``count`` of them, when given)."""
+    if not isinstance(values, list) or (count is not None and len(values) != count):
+        return False
+    return all(isinstance(v, int) and not isinstance(v, bool) and v >= low and (high is None or v <= high)
+               for v in values)

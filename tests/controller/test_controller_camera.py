@@ -200,3 +200,33 @@ def test_a_camera_still_starting_is_not_lost_but_a_lost_or_ended_one_is():
     finally:
         thread.close()
     assert thread.lost()  # a stopped thread reads nothing
+
+
+def test_a_read_event_keeps_each_dies_box_and_the_frame_size_and_the_journal_and_table_take_it(tmp_path):
+    """The boxes let a frame the dealer rules on be labelled die by die (`journal frames --yolo`)."""
+    from controller.camera import ReadPipeline
+    from controller.journal import Journal
+    from controller.rules import TableConfig
+    from controller.table import JournaledTable, Phase
+    from vision.sources import GeneratedSource
+
+    camera = GeneratedSource(seed=5, game="craps", fps=30, size=(640, 480), rest_s=0.4)
+    pipeline = ReadPipeline("craps", tmp_path / "frames", fps=30)
+    pipeline.arm()
+    camera.throw([2, 6], "craps")
+    event = None
+    for _ in range(400):
+        if not camera.pending or event is not None:
+            break
+        event = pipeline.feed(camera.read())
+    camera.close()
+    assert event is not None and event["size"] == [640, 480] and len(event["dice"]) == 2
+    assert len(event["boxes"]) == 2
+    for x, y, w, h in event["boxes"]:
+        assert all(type(v) is int for v in (x, y, w, h)) and 0 <= x < x + w <= 640 and 0 <= y < y + h <= 480
+    with Journal.open(tmp_path / "state") as journal:
+        table = JournaledTable.open(journal, "craps", TableConfig())
+        table.submit({"event": "lock"})
+        assert table.submit(event).accepted and table.state.phase in (Phase.BETTING, Phase.PENDING)
+        stored = [e.event for e in journal.entries() if e.event.get("event") == "read"]
+    assert stored == [event]

@@ -178,6 +178,77 @@ def test_the_frames_the_dealer_ruled_on_become_a_labelled_folder_for_the_bench(t
     assert capsys.readouterr().out.splitlines()[-1] == "sure.jpg,3 5,read,ok,3 5"
 
 
+@pytest.mark.parametrize(
+    "read, settled, faces",
+    [
+        ([3, 5], [3, 5], [3, 5]),  # confirmed, or settled at once
+        ([3, 5], [5, 3], [3, 5]),  # entered by hand in another order: the same dice
+        ([3, 5], [6, 3], [3, 6]),  # one die corrected: the 5 was a 6
+        ([2, 4, 4], [4, 4, 3], [3, 4, 4]),  # Hazard: the 2 was a 3
+        ([2, 4, 4], [2, 4, 5], None),  # which 4 was the 5?
+        ([3, 5], [6, 2], None),  # both changed: which die is which?
+        ([3, 5], [3, 5, 1], None),  # another count
+        ([], [1, 2], None),  # nothing read
+    ],
+)
+def test_faces_of_boxes_label_a_die_only_where_the_settled_dice_say_which_it_is(read, settled, faces):
+    from controller.journal.recall import faces_of_boxes
+
+    assert faces_of_boxes(read, settled) == faces
+
+
+def test_frames_with_boxes_become_a_yolo_folder_for_training_and_the_bench(tmp_path, capsys):
+    import cv2
+    import numpy as np
+
+    from vision.benchtool.labels import load_folder
+
+    def read(frame, dice, boxes, status="uncertain", size=(64, 48)):
+        return {"event": "read", "status": status, "dice": dice, "confidence": 0.5, "frame": frame,
+                "boxes": boxes, "size": list(size)}
+
+    with Journal.open(tmp_path / "state") as j:
+        j.append({"event": "lock"})
+        j.append(read("confirmed.jpg", [2, 5], [[4, 8, 10, 10], [40, 20, 12, 12]]))
+        j.append({"event": "confirm"})
+        _roll(j, [2, 5], "confirm")
+        j.append({"event": "lock"})
+        j.append(read("corrected.jpg", [3, 3, 6], [[0, 0, 8, 8], [20, 0, 8, 8], [40, 0, 8, 8]]))
+        j.append({"event": "manual", "dice": [5, 3, 3]})  # the 6 was a 5, entered in another order
+        _roll(j, [5, 3, 3], "manual")
+        j.append({"event": "lock"})
+        j.append(read("ambiguous.jpg", [3, 3], [[0, 0, 8, 8], [20, 0, 8, 8]]))
+        j.append({"event": "manual", "dice": [3, 4]})  # which 3 was the 4?
+        _roll(j, [3, 4], "manual")
+        j.append({"event": "lock"})
+        j.append(read("../escape.jpg", [1, 2], [[0, 0, 8, 8], [20, 0, 8, 8]]))  # not a plain file name
+        j.append({"event": "confirm"})
+        _roll(j, [1, 2], "confirm")
+        j.append({"event": "lock"})
+        j.append(_read("old.jpg"))  # journaled before reads kept their boxes
+        j.append({"event": "confirm"})
+        _roll(j, [2, 2], "confirm")
+        j.append({"event": "lock"})
+        j.append(read("pruned.jpg", [4, 4], [[0, 0, 8, 8], [20, 0, 8, 8]]))
+        j.append({"event": "confirm"})
+        _roll(j, [4, 4], "confirm")
+    frames = tmp_path / "state" / "frames"
+    frames.mkdir()
+    for name in ("confirmed.jpg", "corrected.jpg", "ambiguous.jpg", "old.jpg"):
+        cv2.imwrite(str(frames / name), np.zeros((48, 64, 3), np.uint8))
+    (tmp_path / "escape.jpg").write_bytes(b"not a frame of this table")
+    out = tmp_path / "train"
+    assert main(["journal", "--state-dir", str(tmp_path / "state"), "frames", "--yolo", str(out)]) == 0
+    said = capsys.readouterr().out
+    assert said.startswith(f"2 frames labelled die by die in {out}; 1 frames no longer in {frames}; "
+                           "3 of the 6 rolls could not be labelled die by die")
+    assert sorted(p.name for p in (out / "images").iterdir()) == ["confirmed.jpg", "corrected.jpg"]
+    assert (out / "labels" / "confirmed.txt").read_text().splitlines() == [
+        "1 0.140625 0.270833 0.156250 0.208333", "4 0.718750 0.541667 0.187500 0.250000"]
+    items = {i.path.name: [(d.value, round(d.cx * 64)) for d in i.dice] for i in load_folder(out)}
+    assert items == {"confirmed.jpg": [(2, 9), (5, 46)], "corrected.jpg": [(3, 4), (3, 24), (5, 44)]}
+
+
 def test_recall_gives_reads_and_settlements(journal):
     first, second = recall(journal, 5)
     assert first.dice == [5, 6] and first.source == "confirm"

@@ -173,6 +173,13 @@ def parse_yolo(text: str, source: str = "<labels>", faces: tuple[int, ...] = DEF
     return tuple(dice)
 
 
+def boxed_die(value: int, box: tuple[float, float, float, float], width: int, height: int) -> LabelledDie:
+    """A die of face ``value`` in the box ``(x, y, w, h)`` in pixels of a ``width`` x ``height`` frame,
+    as a label (normalised, as YOLO keeps it)."""
+    x, y, w, h = box
+    return LabelledDie(value, (x + w / 2) / width, (y + h / 2) / height, w / width, h / height)
+
+
 def yolo_line(die: LabelledDie) -> str:
     """One YOLO line for a die with a box, as ``parse_yolo`` reads it with no class names (class = face - 1)."""
     return f"{die.value - 1} {die.cx:.6f} {die.cy:.6f} {die.w:.6f} {die.h:.6f}"

@@ -16,17 +16,13 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.benchtool.labels import LabelledDie, yolo_line
+from vision.benchtool.labels import boxed_die, yolo_line
 from vision.scenes.render import SceneLabel, render_scene
 
 
 def yolo_lines(label: SceneLabel, width: int, height: int) -> list[str]:
     """YOLO rows for a label: ``class cx cy w h`` with class = face value - 1."""
-    rows = []
-    for d in label.dice:
-        x, y, w, h = d.box
-        rows.append(yolo_line(LabelledDie(d.value, (x + w / 2) / width, (y + h / 2) / height, w / width, h / height)))
-    return rows
+    return [yolo_line(boxed_die(d.value, d.box, width, height)) for d in label.dice]
 
 
 def write_dataset(out_dir: str | Path, count: int, seed: int = 0, size: tuple[int, int] = (640, 480)) -> Path:

@@ -5,7 +5,8 @@ live table. ``verify`` exits 1 when the chain is broken (and names the
 row), ``export`` writes JSON lines, ``recall N`` prints the last N rolls
 with their reads and settlements for a dispute, ``frames`` writes the
 ``manifest.csv`` that makes the saved frames a labelled folder for
-``dicetable bench``.
+``dicetable bench`` (with ``--yolo DIR``, a folder labelled die by die, for
+training as well).
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import argparse
 import csv
 import json
 import sys
+from pathlib import Path
 
 from controller.cli.argtypes import at_least
 
@@ -40,6 +42,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                        "(confirmed or entered by hand), labelled with the dice settled")
     frames.add_argument("--all", action="store_true",
                         help="also the rolls the camera settled at once (their label is the reader's own answer)")
+    frames.add_argument("--yolo", metavar="DIR",
+                        help="instead, copy those frames to DIR/images with a YOLO label per die in DIR/labels "
+                             "(for `dicetable bench` and training), where the read's boxes tell which die is which")
 
 
 def _state_dir(args: argparse.Namespace):
@@ -76,6 +81,40 @@ def _print_recall(records) -> None:
             print("    (no settlements)")
 
 
+def _write_yolo(journal, frames_dir: Path, out: Path, dealer_only: bool) -> int:
+    """Copy each frame :func:`boxed_frames` labels into ``out/images`` with its YOLO label in
+    ``out/labels`` (class = face - 1); say how many frames were labelled and why the others were not."""
+    import shutil
+
+    from controller.journal import boxed_frames, frame_labels
+    from vision.benchtool.labels import boxed_die, yolo_line
+
+    ruled = sum(1 for _ in frame_labels(journal, dealer_only=dealer_only))
+    written = missing = 0
+    try:
+        (out / "images").mkdir(parents=True, exist_ok=True)
+        (out / "labels").mkdir(exist_ok=True)
+        for boxed in boxed_frames(journal, dealer_only=dealer_only):
+            source = frames_dir / boxed.frame
+            if not source.is_file():
+                missing += 1
+                continue
+            shutil.copyfile(source, out / "images" / boxed.frame)
+            width, height = boxed.size
+            (out / "labels" / f"{Path(boxed.frame).stem}.txt").write_text(
+                "".join(yolo_line(boxed_die(face, box, width, height)) + "\n" for box, face in boxed.dice))
+            written += 1
+    except OSError as exc:
+        print(f"dicetable journal frames: {exc}", file=sys.stderr)
+        return 2
+    unlabelled = ruled - written - missing
+    print(f"{written} frames labelled die by die in {out}"
+          + (f"; {missing} frames no longer in {frames_dir}" if missing else "")
+          + (f"; {unlabelled} of the {ruled} rolls could not be labelled die by die (a read without boxes, "
+             "or a hand entry that does not say which die was which)" if unlabelled else ""))
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     from controller.config import ConfigError
     from controller.journal import (FRAME_LABEL_COLUMNS, Journal, JournalError, export_lines, frame_labels,
@@ -100,6 +139,8 @@ def run(args: argparse.Namespace) -> int:
             for line in lines:
                 print(line)
             return 0
+        if args.action == "frames" and args.yolo:
+            return _write_yolo(journal, Path(state_dir) / "frames", Path(args.yolo), dealer_only=not args.all)
         if args.action == "frames":
             writer = csv.DictWriter(sys.stdout, fieldnames=FRAME_LABEL_COLUMNS, lineterminator="\n")
             writer.writeheader()
