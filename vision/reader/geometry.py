@@ -66,6 +66,12 @@ def crop_die(frame: np.ndarray, cx: float, cy: float, side: float, angle_deg: fl
 
 
 def to_blob(images: list[np.ndarray]) -> np.ndarray:
-    """BGR uint8 images -> float32 NCHW in 0..1, the networks' input."""
-    arr = np.stack(images).astype(np.float32) / 255.0
-    return np.ascontiguousarray(arr.transpose(0, 3, 1, 2))
+    """BGR uint8 images (all of one size) -> float32 NCHW in 0..1, the networks' input.
+
+    OpenCV lays the images out as NCHW floats in one call (scale 1, no mean:
+    the values stay exact), and the division by 255 in place is numpy's
+    float32 one: the values of stacking, converting, dividing and transposing
+    in numpy, bit for bit, in two passes over the pixels instead of five."""
+    blob = cv2.dnn.blobFromImages(images)
+    blob /= np.float32(255.0)
+    return blob
