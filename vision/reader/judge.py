@@ -26,6 +26,7 @@ unsure, the policy errs towards asking the dealer.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -194,9 +195,11 @@ def judge(
     return verdict(ReadStatus.OK)
 
 
-def face(probs) -> int:
-    """The face value a classifier's probabilities (not a die, 1..6) name."""
-    return int(np.argmax(probs[1:])) + 1
+def face(probs: Sequence[float] | np.ndarray) -> int:
+    """The face value a classifier's probabilities (not a die, 1..6) name: the
+    first of the highest, as ``np.argmax`` gives it. In plain Python because
+    it is asked a few dozen times a roll, of tuples numpy would first copy."""
+    return max(range(1, len(probs)), key=probs.__getitem__)
 
 
 def is_sure(e: Evidence) -> bool:
