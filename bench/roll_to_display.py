@@ -35,7 +35,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from controller.app import TableController, display_state
+from controller.app import TableController
 from controller.camera import ReadPipeline
 from controller.journal import Journal
 from controller.rules import TableConfig
@@ -78,7 +78,7 @@ def measure(game: str, rolls: int, seed: int) -> list[dict[str, float | str]]:
     rows = []
     try:
         # Let the link come up and the detector learn the empty table.
-        link.wait_acked(display_state(controller.state), timeout=5)
+        link.wait_acked(controller.display_view(), timeout=5)
         for _ in range(15):
             pipeline.feed(camera.read())
         for _ in range(rolls):
@@ -108,7 +108,7 @@ def measure(game: str, rolls: int, seed: int) -> list[dict[str, float | str]]:
                 t_read_done = time.monotonic()
                 controller.submit(event)
                 t_submitted = time.monotonic()
-                acked = link.wait_acked(display_state(controller.state), timeout=5)
+                acked = link.wait_acked(controller.display_view(), timeout=5)
                 if acked is None:
                     raise RuntimeError("the display never acknowledged the result")
                 read_ms = float(event.get("ms") or 0.0)

@@ -128,22 +128,9 @@ class TableController:
         """
         state = self.table.state
         # Each output on its own: a lamp, display or motor fault is logged and the table goes on (the
-        # state is journaled; the next redraw repairs the outputs), so no input can wedge the table.
-        # The motor goes first, so that the display can say when it did not start.
-        if state.phase is not Phase.SPINNING:
-            self.motor_failed = False
-            if self.devices.motor.status.running:
-                try:
-                    self.devices.motor.stop()  # the cage turns only while the table is spinning (VOID, a spin_done)
-                except Exception:  # noqa: BLE001
-                    log.exception("could not stop the cage motor")
-        if motor_should_spin(before, state) and not self.devices.motor.status.running:
-            try:
-                self.devices.motor.spin(self.spin_seconds)
-                self.motor_failed = False
-            except Exception:  # noqa: BLE001
-                self.motor_failed = True
-                log.exception("could not start the cage motor; VOID, then LOCK again to retry")
+        # state is journaled; the next redraw repairs lamps and display), so no input can wedge the
+        # table. The motor goes first, so that the display can say when it did not start.
+        self._drive_motor(before, state)
         try:
             self.devices.lights.show(lights_for(state))
         except Exception:  # noqa: BLE001
@@ -153,6 +140,25 @@ class TableController:
                 self.display.show(self.display_view())
             except Exception:  # noqa: BLE001
                 log.exception("could not draw the display for %s", state.phase.value)
+
+    def _drive_motor(self, before: TableState | None, state: TableState) -> None:
+        """The cage turns only while the table is spinning (VOID or a ``spin_done`` stops it). A motor
+        that will not start is noted (``motor_failed``, shown as ``Err``): nothing retries it by itself,
+        the dealer does (VOID, then LOCK)."""
+        if state.phase is not Phase.SPINNING:
+            self.motor_failed = False
+            if self.devices.motor.status.running:
+                try:
+                    self.devices.motor.stop()
+                except Exception:  # noqa: BLE001
+                    log.exception("could not stop the cage motor")
+        if motor_should_spin(before, state) and not self.devices.motor.status.running:
+            try:
+                self.devices.motor.spin(self.spin_seconds)
+                self.motor_failed = False
+            except Exception:  # noqa: BLE001
+                self.motor_failed = True
+                log.exception("could not start the cage motor; VOID, then LOCK again to retry")
 
     def set_camera_lost(self, lost: bool) -> None:
         """The camera was lost or came back: redraw, so the display asks for a hand entry or not."""
@@ -182,12 +188,19 @@ class TableController:
         result = self.table.submit(event)
         if result.accepted:
             self._refused_until = None
-        elif isinstance(event, Mapping) and event.get("event") in DEALER_PRESSES:
+        elif _is_dealer_press(event):
             self._refused_until = self.clock() + REFUSED_SHOWN_S
         self.redraw(before)
         for listener in self.listeners:
             listener(event, result, before)
         return result
+
+
+def _is_dealer_press(event: Any) -> bool:
+    """Whether ``event`` is one a dealer's button makes (any input may arrive: a name that is a list
+    or an object is not one, and must not raise after the journal has taken it)."""
+    name = event.get("event") if isinstance(event, Mapping) else None
+    return isinstance(name, str) and name in DEALER_PRESSES
 
 
 def open_devices(config: Config, sink: Callable[[Any], None], *, clock: Any = None,
@@ -296,6 +309,7 @@ def serve(
                 log.warning("camera and display healthy again: pinging the watchdog")
             failing = set(found)
         status = f"{controller.state.game}: {controller.state.phase.value}, {controller.state.rolls} rolls" + (
+            ", the cage motor did not start" if controller.motor_failed else "") + (
             f" ({said}: not pinging the watchdog)" if found else "")
         if status != last_status:
             notifier.status(status)

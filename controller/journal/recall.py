@@ -160,7 +160,6 @@ class BoxedFrame:
     frame: str
     size: tuple[int, int]
     dice: tuple[tuple[Box, int], ...]
-    source: str
 
 
 def faces_of_boxes(read_values: list[int], settled: list[int]) -> list[int] | None:
@@ -170,8 +169,9 @@ def faces_of_boxes(read_values: list[int], settled: list[int]) -> list[int] | No
     The dealer rules on the dice, not on which die is which: a hand entry gives values in the order
     the dealer entered them, not the read's. So a box keeps the read's value when the settled dice
     are the read's, and when they are the read's with one value changed that stood only once in
-    the read, that box takes the new value. More than one change, or a change to a value the read
-    saw twice, is ambiguous: no label rather than a wrong one.
+    the read, that box takes the new value. A change to a value the read saw twice is ambiguous,
+    and more than one change is left unlabelled too (a few such could be told, as [1, 1] settled
+    [2, 2], but the rule stays simple): no label rather than a wrong one.
     """
     if len(read_values) != len(settled):
         return None
@@ -191,33 +191,44 @@ def boxed_frames(journal: Journal, dealer_only: bool = True) -> Iterator[BoxedFr
     """The frames :func:`frame_labels` labels, die by die where the read kept its boxes and the
     faces can be told (:func:`faces_of_boxes`): training data from normal play.
 
-    Reads journaled before boxes were kept, or not made by the camera (the event stream), label
-    nothing here; nor does a frame name that is not a plain file name.
+    A read journaled before reads kept their boxes labels nothing here; nor does one whose boxes
+    do not fit its frame, or whose frame name is not a plain file name (the journal holds whatever
+    the event stream sent as well as the camera's reads, and a label must not be made of that).
     """
     for roll in rolls(journal):
         read = _labelled_read(roll, dealer_only)
-        if read is None:
+        if read is None or not _boxed_read(read):
             continue
-        frame, values, boxes, size = read["frame"], read.get("dice"), read.get("boxes"), read.get("size")
-        if not (isinstance(frame, str) and _plain_name(frame) and _ints(values, 1, 6)
-                and isinstance(boxes, list) and len(boxes) == len(values)
-                and all(_ints(box, 0, None, count=4) for box in boxes) and _ints(size, 1, None, count=2)):
-            continue
-        faces = faces_of_boxes(values, roll.dice)
+        faces = faces_of_boxes(read["dice"], roll.dice)
         if faces is None:
             continue
-        yield BoxedFrame(frame, (size[0], size[1]), tuple((tuple(box), face) for box, face in zip(boxes, faces)),
-                         roll.source)
+        width, height = read["size"]
+        yield BoxedFrame(read["frame"], (width, height),
+                         tuple((tuple(box), face) for box, face in zip(read["boxes"], faces, strict=True)))
+
+
+#: The largest frame side taken from a read (px): far beyond any camera, small enough for floats.
+MAX_FRAME_SIDE = 65535
+
+
+def _boxed_read(read: dict[str, Any]) -> bool:
+    """Whether ``read`` names its frame plainly and gives a box inside the frame for each of its dice."""
+    frame, values, boxes, size = read.get("frame"), read.get("dice"), read.get("boxes"), read.get("size")
+    if not (isinstance(frame, str) and _plain_name(frame) and _ints(values, 1, 6) and _ints(size, 1, MAX_FRAME_SIDE, 2)
+            and isinstance(boxes, list) and len(boxes) == len(values)):
+        return False
+    width, height = size
+    return all(_ints(box, 0, MAX_FRAME_SIDE, 4) and box[2] >= 1 and box[3] >= 1
+               and box[0] + box[2] <= width and box[1] + box[3] <= height for box in boxes)
 
 
 def _plain_name(name: str) -> bool:
     """A file name with no folder in it: a frame is looked for in the frames folder, never elsewhere."""
-    return bool(name) and name not in (".", "..") and "/" not in name and "\\" not in name
+    return bool(name) and name not in (".", "..") and "/" not in name and "\\" not in name and "\0" not in name
 
 
-def _ints(values: Any, low: int, high: int | None, count: int | None = None) -> bool:
+def _ints(values: Any, low: int, high: int, count: int | None = None) -> bool:
     """``values`` is a list of ints in low..high (of ``count`` of them, when given)."""
     if not isinstance(values, list) or (count is not None and len(values) != count):
         return False
-    return all(isinstance(v, int) and not isinstance(v, bool) and v >= low and (high is None or v <= high)
-               for v in values)
+    return all(isinstance(v, int) and not isinstance(v, bool) and low <= v <= high for v in values)

@@ -141,10 +141,10 @@ class DealerButtons:
 
     def _meaning(self, name: DealerButton, presses: list[Press]) -> list[ButtonEvent]:
         """The events ``presses`` of button ``name`` mean. A hold let go too soon means ``UNCLEAR``
-        (the table refuses it), and is logged with the hold time the dealer fell short of."""
+        (the table refuses it, and logs that), and is noted here with the hold time the dealer fell short of."""
         for press in presses:
             if press is Press.UNCLEAR:
-                log.warning("dealer button: %s held longer than a push and let go before %.1f s (a hold): unclear",
+                log.info("dealer button: %s held longer than a push and let go before %.1f s (a hold): unclear",
                             name.value, self.long_press_s)
         return [MEANING[(name, press)] for press in presses if (name, press) in MEANING]
 

@@ -27,7 +27,7 @@ class ButtonEvent(StrEnum):
     VOID = "void"  # void the roll (in manual entry: cancel the entry)
     NEXT_SHOOTER = "next_shooter"  # the dice pass to the next shooter
     MANUAL = "manual"  # CONFIRM held: enter the dice by hand
-    UNCLEAR = "unclear"  # CONFIRM held too long for a push, let go before a hold: means nothing
+    UNCLEAR = "unclear"  # CONFIRM held too long for a push, let go before a hold: refused by the table
 
 
 class DealerButton(StrEnum):

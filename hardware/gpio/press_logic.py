@@ -75,7 +75,8 @@ class Press(Enum):
 
     SHORT = "short"
     LONG = "long"
-    #: held too long for a push and let go too soon for a hold: means nothing (see PressClassifier)
+    #: held too long for a push and let go too soon for a hold: neither (see PressClassifier);
+    #: the buttons report it as ``ButtonEvent.UNCLEAR``, which the table refuses
     UNCLEAR = "unclear"
 
 

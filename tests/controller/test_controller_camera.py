@@ -230,3 +230,15 @@ def test_a_read_event_keeps_each_dies_box_and_the_frame_size_and_the_journal_and
         assert table.submit(event).accepted and table.state.phase in (Phase.BETTING, Phase.PENDING)
         stored = [e.event for e in journal.entries() if e.event.get("event") == "read"]
     assert stored == [event]
+
+
+def test_a_read_events_boxes_follow_its_dice():
+    """Labels are made by pairing the two lists: each box must be the box of the die at its place."""
+    from controller.camera import read_event
+    from vision.model import DiceRead, Die, ReadStatus
+
+    read = DiceRead(ReadStatus.UNCERTAIN, (Die(6, 0.7, (300, 10, 40, 41)), Die(1, 0.99, (12, 200, 39, 40))), "", 9.0)
+    event = read_event(read, "f.jpg", (640, 480))
+    assert event["dice"] == [6, 1] and event["boxes"] == [[300, 10, 40, 41], [12, 200, 39, 40]]
+    assert event["size"] == [640, 480]
+    assert "boxes" not in read_event(DiceRead(ReadStatus.NO_READ, (), "no dice"), None, (640, 480))

@@ -240,13 +240,77 @@ def test_frames_with_boxes_become_a_yolo_folder_for_training_and_the_bench(tmp_p
     out = tmp_path / "train"
     assert main(["journal", "--state-dir", str(tmp_path / "state"), "frames", "--yolo", str(out)]) == 0
     said = capsys.readouterr().out
-    assert said.startswith(f"2 frames labelled die by die in {out}; 1 frames no longer in {frames}; "
+    assert said.startswith(f"2 frames labelled die by die in {out}; 1 frame not in {frames} as images; "
                            "3 of the 6 rolls could not be labelled die by die")
     assert sorted(p.name for p in (out / "images").iterdir()) == ["confirmed.jpg", "corrected.jpg"]
     assert (out / "labels" / "confirmed.txt").read_text().splitlines() == [
         "1 0.140625 0.270833 0.156250 0.208333", "4 0.718750 0.541667 0.187500 0.250000"]
     items = {i.path.name: [(d.value, round(d.cx * 64)) for d in i.dice] for i in load_folder(out)}
     assert items == {"confirmed.jpg": [(2, 9), (5, 46)], "corrected.jpg": [(3, 4), (3, 24), (5, 44)]}
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"boxes": [[4, 8, 10, 10], [60, 40, 30, 30]]},  # a box past the frame's edge
+        {"boxes": [[4, 8, 10, 10], [10**30, 0, 8, 8]]},
+        {"boxes": [[4, 8, 10, 10], [40, 20, 0, 12]]},  # a box of no width
+        {"boxes": [[4, 8, 10, 10], [True, 20, 12, 12]]},
+        {"boxes": [[4, 8, 10, 10], [40.0, 20, 12, 12]]},
+        {"boxes": [[4, 8, 10, 10]]},  # fewer boxes than dice
+        {"boxes": {"a": 1}},
+        {"size": [0, 48]},
+        {"size": [10**400, 48]},
+        {"size": [64]},
+        {"size": None},
+        {"frame": ""},
+        {"frame": ".."},
+        {"frame": "sub/a.jpg"},
+        {"frame": "sub\\a.jpg"},
+        {"frame": "a\0.jpg"},
+        {"frame": 7},
+        {"dice": [2, 7]},
+    ],
+)
+def test_a_read_whose_boxes_do_not_fit_its_frame_labels_nothing(tmp_path, change):
+    from controller.journal import boxed_frames
+
+    read = {"event": "read", "status": "uncertain", "dice": [2, 5], "confidence": 0.5, "frame": "a.jpg",
+            "boxes": [[4, 8, 10, 10], [40, 20, 12, 12]], "size": [64, 48]}
+    with Journal.open(tmp_path) as j:
+        for event in (read, read | change):
+            j.append({"event": "lock"})
+            j.append(event)
+            j.append({"event": "confirm"})
+            _roll(j, [2, 5], "confirm")
+        labelled = list(boxed_frames(j))
+    assert [b.dice for b in labelled] == [(((4, 8, 10, 10), 2), ((40, 20, 12, 12), 5))]  # the first only
+
+
+def test_a_yolo_folder_leaves_out_frames_the_bench_could_not_load(tmp_path, capsys):
+    """A frame whose label would read as the folder's class names, or that is no image, would spoil
+    or be lost from the folder."""
+    import cv2
+    import numpy as np
+
+    from vision.benchtool.labels import load_folder
+
+    with Journal.open(tmp_path / "state") as j:
+        for name in ("classes.jpg", "notes.txt", "good.png"):
+            j.append({"event": "lock"})
+            j.append({"event": "read", "status": "uncertain", "dice": [2, 5], "confidence": 0.5, "frame": name,
+                      "boxes": [[4, 8, 10, 10], [40, 20, 12, 12]], "size": [64, 48]})
+            j.append({"event": "confirm"})
+            _roll(j, [2, 5], "confirm")
+    frames = tmp_path / "state" / "frames"
+    frames.mkdir()
+    for name in ("classes.jpg", "good.png"):
+        cv2.imwrite(str(frames / name), np.zeros((48, 64, 3), np.uint8))
+    (frames / "notes.txt").write_text("not a picture")
+    out = tmp_path / "train"
+    assert main(["journal", "--state-dir", str(tmp_path / "state"), "frames", "--yolo", str(out)]) == 0
+    assert capsys.readouterr().out.startswith(f"1 frame labelled die by die in {out}; 2 frames not in")
+    assert [i.path.name for i in load_folder(out)] == ["good.png"]
 
 
 def test_recall_gives_reads_and_settlements(journal):

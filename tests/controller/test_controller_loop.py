@@ -190,27 +190,20 @@ def test_with_the_camera_lost_the_display_asks_for_a_hand_entry_once_bets_are_lo
     assert display.shown[-1].phase == "open"  # betting: nothing to enter
 
 
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def test_a_refused_press_says_no_for_a_moment_and_a_refused_bet_does_not(rig):
     factory, pins, devices, link, standin, journal, inputs = rig
-    display, clock = ShownStates(), FakeClock()
+    display, clock = ShownStates(), ManualClock(100.0)
     controller = TableController(JournaledTable.open(journal, "craps", TableConfig()), devices, display,
                                  spin_seconds=0.05, clock=clock)
     controller.submit({"event": "bet", "seat": "A", "bet": "pass", "amount": 10**9})  # over the limit
     assert display.shown[-1].phase == "open" and controller.notice_left() is None  # the players' business
     controller.submit({"event": "confirm"})  # nothing to confirm
-    assert display.shown[-1].phase == "refused" and controller.notice_left() == app.REFUSED_SHOWN_S
-    clock.now += app.REFUSED_SHOWN_S - 0.1
+    assert display.shown[-1].phase == "refused" and controller.notice_left() == app.REFUSED_SHOWN_S == 1.5
+    clock.advance(app.REFUSED_SHOWN_S - 0.1)
     controller.expire_notices()
     assert display.shown[-1].phase == "refused"
-    clock.now += 0.1
+    clock.advance(0.2)
+    assert controller.notice_left() == 0.0  # overdue: no negative wait for the main loop's queue
     controller.expire_notices()
     assert display.shown[-1].phase == "open" and controller.notice_left() is None
     shown = len(display.shown)
@@ -222,6 +215,13 @@ def test_a_refused_press_says_no_for_a_moment_and_a_refused_bet_does_not(rig):
     assert display.shown[-1].phase == "locked" and controller.notice_left() is None
     controller.submit({"event": "unclear"})  # CONFIRM let go between a push and a hold
     assert display.shown[-1].phase == "refused"
+    controller.submit({"event": "read", "status": "no_read", "dice": [], "confidence": 0.0, "frame": None})
+    controller.submit({"event": "manual"})  # a hand entry: HAnd, and -no- over it for a refused press
+    assert display.shown[-1].phase == "manual"
+    controller.submit({"event": "next_shooter"})
+    assert display.shown[-1].phase == "refused" and display.shown[-1].dice == (1,)
+    for odd in ({"event": ["lock"]}, {"event": {"name": "lock"}}, ["lock"]):  # any input may arrive
+        assert not controller.submit(odd).accepted
 
 
 def test_the_main_loop_takes_the_no_down_on_time_between_ticks(rig, monkeypatch):
@@ -230,9 +230,9 @@ def test_the_main_loop_takes_the_no_down_on_time_between_ticks(rig, monkeypatch)
     display = ShownStates()
     controller = TableController(JournaledTable.open(journal, "craps", TableConfig()), devices, display,
                                  spin_seconds=0.05)
-    # The loop runs here (the journal belongs to this thread); it ends 0.6 s on, at the None.
+    # The loop runs here (the journal belongs to this thread); it ends 2 s on, at the None.
     inputs.put({"event": "confirm"})
-    ending = threading.Timer(0.6, inputs.put, [None])
+    ending = threading.Timer(2.0, inputs.put, [None])
     ending.start()
     serve(controller, inputs, stop=threading.Event(), problems=dict, notifier=Notifier(""), tick=30.0)
     ending.join()
@@ -256,7 +256,16 @@ def test_a_cage_motor_that_will_not_start_shows_err_until_void(rig, monkeypatch)
     monkeypatch.undo()  # the motor mended: LOCK spins it, and the display says so
     controller.submit({"event": "lock"})
     assert display.shown[-1].phase == "rolling" and factory.pin(pins.cage_motor).state is True
-    controller.submit({"event": "void"})
+
+    def stuck() -> None:
+        raise RuntimeError("GPIO busy")
+
+    monkeypatch.setattr(devices.motor, "stop", stuck)
+    controller.submit({"event": "void"})  # a motor that will not stop: logged, the outputs still drawn
+    assert controller.state.phase is Phase.BETTING and display.shown[-1].phase == "open"
+    assert factory.pin(pins.light_no_more_bets).state is False
+    monkeypatch.undo()
+    devices.motor.stop()
 
 
 def test_watchdog_is_pinged_only_while_healthy(tmp_path, monkeypatch, rig, caplog):

@@ -159,6 +159,13 @@ def test_wrong_moment_inputs_are_refused_and_change_nothing(prefix, event):
     assert "internal error" not in rejected["reason"]  # refused by a rule, not by a fault the catch-all hid
 
 
+def test_an_unclear_press_is_refused_with_what_to_do_instead():
+    state, _ = run(new_table("craps", CONFIG), LOCK, read("uncertain", [3, 4]))
+    result = step(state, {"event": "unclear"})
+    assert not result.accepted and result.state == state
+    assert "held longer than a push" in result.effects[0]["reason"] and "HAnd" in result.effects[0]["reason"]
+
+
 def _session():
     return [
         bet("A", "pass", 500), bet("B", "field", 300), LOCK, read("uncertain", [4, 4], 0.6), CONFIRM,

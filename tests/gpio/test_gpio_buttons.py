@@ -1,6 +1,7 @@
 """The dealer's buttons on mock pins: gpiozero edges through debounce and long press to ButtonEvent."""
 from __future__ import annotations
 
+import logging
 import queue
 import time
 
@@ -90,6 +91,7 @@ def test_confirm_is_reported_on_release_and_a_long_hold_means_manual(buttons, fa
 def test_confirm_let_go_just_before_the_hold_time_is_unclear_and_is_logged(buttons, factory, clock, caplog):
     """The dealer meant to hold CONFIRM to correct an unsure read: letting go at 1.45 s must not settle it.
     It is UNCLEAR, not nothing: the table refuses it, and the display says so."""
+    caplog.set_level(logging.INFO, logger="hardware.gpio.buttons")
     push(factory, buttons, clock, CONFIRM, held=1.45)
     assert drained(buttons) == [ButtonEvent.UNCLEAR]
     assert "confirm held longer than a push" in caplog.text

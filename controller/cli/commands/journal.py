@@ -83,11 +83,14 @@ def _print_recall(records) -> None:
 
 def _write_yolo(journal, frames_dir: Path, out: Path, dealer_only: bool) -> int:
     """Copy each frame :func:`boxed_frames` labels into ``out/images`` with its YOLO label in
-    ``out/labels`` (class = face - 1); say how many frames were labelled and why the others were not."""
+    ``out/labels`` (class = face - 1); say how many frames were labelled and why the others were not.
+
+    A frame the bench could not load from there (a name without an image suffix, or one whose label
+    would be taken for the folder's class names) is left out, or it would spoil the whole folder."""
     import shutil
 
     from controller.journal import boxed_frames, frame_labels
-    from vision.benchtool.labels import boxed_die, yolo_line
+    from vision.benchtool.labels import CLASS_NAME_FILES, IMAGE_SUFFIXES, boxed_die, yolo_line
 
     ruled = sum(1 for _ in frame_labels(journal, dealer_only=dealer_only))
     written = missing = 0
@@ -95,24 +98,30 @@ def _write_yolo(journal, frames_dir: Path, out: Path, dealer_only: bool) -> int:
         (out / "images").mkdir(parents=True, exist_ok=True)
         (out / "labels").mkdir(exist_ok=True)
         for boxed in boxed_frames(journal, dealer_only=dealer_only):
+            name = Path(boxed.frame)
+            label = f"{name.stem}.txt"
             source = frames_dir / boxed.frame
-            if not source.is_file():
+            if name.suffix.lower() not in IMAGE_SUFFIXES or label in CLASS_NAME_FILES or not source.is_file():
                 missing += 1
                 continue
             shutil.copyfile(source, out / "images" / boxed.frame)
             width, height = boxed.size
-            (out / "labels" / f"{Path(boxed.frame).stem}.txt").write_text(
+            (out / "labels" / label).write_text(
                 "".join(yolo_line(boxed_die(face, box, width, height)) + "\n" for box, face in boxed.dice))
             written += 1
     except OSError as exc:
         print(f"dicetable journal frames: {exc}", file=sys.stderr)
         return 2
     unlabelled = ruled - written - missing
-    print(f"{written} frames labelled die by die in {out}"
-          + (f"; {missing} frames no longer in {frames_dir}" if missing else "")
+    print(f"{_frames(written)} labelled die by die in {out}"
+          + (f"; {_frames(missing)} not in {frames_dir} as images" if missing else "")
           + (f"; {unlabelled} of the {ruled} rolls could not be labelled die by die (a read without boxes, "
              "or a hand entry that does not say which die was which)" if unlabelled else ""))
     return 0
+
+
+def _frames(n: int) -> str:
+    return f"{n} frame" if n == 1 else f"{n} frames"
 
 
 def run(args: argparse.Namespace) -> int:
