@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from vision.benchtool.labels import LabelledDie, load_folder
-from vision.benchtool.altered import Alteration, main, rescale, retouch
+from vision.benchtool.altered import CLOSE_UP_FRAME, Alteration, close_ups, main, rescale, retouch
 
 
 def photo_with_squares(boxes: list[tuple[int, int, int, int]], size=(480, 640)) -> np.ndarray:
@@ -82,6 +82,49 @@ def test_the_camera_alterations_go_the_way_they_say():
 
 
 def test_the_command_refuses_alterations_that_make_no_sense(tmp_path: Path):
-    for bad in (["--factor", "0"], ["--gamma", "-1"], ["--jpeg", "0"], ["--blur", "-2"]):
+    for bad in (["--factor", "0"], ["--gamma", "-1"], ["--jpeg", "0"], ["--blur", "-2"], ["--close-up", "0"],
+                ["--close-up", "1.5"], ["--close-up", "0.5", "--factor", "2"]):
         with pytest.raises(SystemExit):
             main([str(tmp_path), str(tmp_path / "out"), *bad])
+
+
+@pytest.mark.parametrize("fill", [0.3, 0.6])
+def test_a_close_up_is_the_die_alone_filling_its_share_of_the_frame(fill):
+    boxes = [(250, 200, 40, 40)]
+    ((out, d),) = close_ups(photo_with_squares(boxes), (as_label(boxes[0], 3),), fill)
+    assert out.shape == (CLOSE_UP_FRAME[1], CLOSE_UP_FRAME[0], 3)
+    x, y, w, h = bright_box(out)
+    assert d.value == 3
+    assert h == pytest.approx(fill * CLOSE_UP_FRAME[1], abs=2)
+    assert d.h * CLOSE_UP_FRAME[1] == pytest.approx(h, abs=1.5) and d.w * CLOSE_UP_FRAME[0] == pytest.approx(w, abs=1.5)
+    assert d.cx * CLOSE_UP_FRAME[0] == pytest.approx(x + w / 2, abs=1.5)
+    assert d.cy * CLOSE_UP_FRAME[1] == pytest.approx(y + h / 2, abs=1.5)
+
+
+def test_a_die_near_the_edge_is_framed_inside_the_photo():
+    boxes = [(5, 5, 40, 40)]
+    ((out, d),) = close_ups(photo_with_squares(boxes), (as_label(boxes[0], 6),), 0.5)
+    x, y, w, h = bright_box(out)
+    k = CLOSE_UP_FRAME[1] * 0.5 / 40
+    assert (x, y) == (pytest.approx(5 * k, abs=3), pytest.approx(5 * k, abs=3))  # the frame moved inward: 5 px of floor left
+    assert d.cx * CLOSE_UP_FRAME[0] == pytest.approx(x + w / 2, abs=1.5)
+
+
+def test_only_dice_that_stand_alone_in_a_frame_that_fits_are_cut_out():
+    boxes = [(100, 200, 40, 40), (170, 200, 40, 40), (500, 100, 40, 40)]
+    labels = tuple(as_label(b, v) for b, v in zip(boxes, (1, 2, 4)))
+    assert [d.value for _, d in close_ups(photo_with_squares(boxes), labels, 0.3)] == [4]  # 1 and 2 share a frame
+    assert close_ups(photo_with_squares(boxes), labels, 0.05) == []  # a frame 800 px high does not fit
+
+
+def test_the_command_writes_one_close_up_per_lone_die(tmp_path: Path):
+    src = tmp_path / "src"
+    (src / "images").mkdir(parents=True)
+    (src / "labels_yolo").mkdir()
+    boxes = [(100, 100, 40, 40), (450, 300, 40, 40)]
+    cv2.imwrite(str(src / "images" / "a_1.png"), photo_with_squares(boxes))
+    (src / "labels_yolo" / "a_1.txt").write_text("".join(
+        f"{v - 1} {d.cx} {d.cy} {d.w} {d.h}\n" for v, d in ((2, as_label(boxes[0], 2)), (5, as_label(boxes[1], 5)))))
+    assert main([str(src), str(tmp_path / "out"), "--close-up", "0.4"]) == 0
+    items = sorted(load_folder(tmp_path / "out"), key=lambda i: i.path.name)
+    assert [(i.path.name, i.values) for i in items] == [("a_1_0.png", (2,)), ("a_1_1.png", (5,))]

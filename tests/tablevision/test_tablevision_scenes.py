@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from vision.scenes import Camera, render_scene
-from vision.scenes.dataset import write_dataset
+from vision.scenes.dataset import main as dataset_main, write_dataset
 from vision.scenes.die import draw_die, orientation, top_value
 from vision.scenes.render import random_look
 
@@ -93,6 +93,15 @@ def test_dataset_writer_makes_yolo_labels_and_a_manifest(tmp_path: Path):
         assert sorted(c + 1 for c in classes) == sorted(int(v) for v in row["values"].split())
         coords = np.array(lines, float).reshape(-1, 5)[:, 1:]
         assert ((coords > 0) & (coords <= 1)).all()
+
+
+def test_the_dataset_command_draws_frames_of_the_size_asked_and_refuses_a_bad_size(tmp_path: Path):
+    assert dataset_main([str(tmp_path / "big"), "--count", "1", "--seed", "2", "--size", "960x720"]) == 0
+    (image,) = (tmp_path / "big" / "images").iterdir()
+    assert cv2.imread(str(image)).shape == (720, 960, 3)
+    for bad in ("960", "960x", "32x32", "axb"):
+        with pytest.raises(SystemExit):
+            dataset_main([str(tmp_path / "bad"), "--size", bad])
 
 
 def test_same_seed_same_scene():

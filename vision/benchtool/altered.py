@@ -10,6 +10,14 @@ each photo altered in the frame of its own size:
   border filled by repeating its edge pixels; over 1, closer: the middle of
   the photo around the dice, enlarged (a photo whose dice would not all fit
   whole is left out: its labels would be wrong). The labels move with the dice;
+- ``--close-up`` FILL: each die cut out into a frame of its own (640x480),
+  the die filling FILL of the frame's height, as a photo taken close to one
+  die would show it. Only dice whose frame holds no part of another die are
+  cut out, only where the frame fits in the photo, and none from a photo
+  labelled touching or leaning (a generated folder's manifest). Enlarged from small
+  photographed dice, such frames are blurred and their compression shows;
+  for sharp ones, cut them from generated scenes rendered large
+  (``python -m vision.scenes.dataset OUT --size 2560x1920``);
 - ``--gamma`` (over 1 darker, under 1 brighter), ``--blur`` (Gaussian sigma,
   px), ``--noise`` (Gaussian sigma, grey levels), ``--jpeg`` (quality 1-100):
   the camera's exposure, focus, sensor and compression.
@@ -58,6 +66,43 @@ def rescale(image: np.ndarray, dice: tuple[LabelledDie, ...], factor: float) -> 
     return cv2.warpAffine(image, m, (w, h), flags=cv2.INTER_LINEAR), moved
 
 
+#: A close-up's frame (width, height): the size the issue's latency target names.
+CLOSE_UP_FRAME = (640, 480)
+
+
+def close_ups(image: np.ndarray, dice: tuple[LabelledDie, ...], fill: float) -> list[tuple[np.ndarray, LabelledDie]]:
+    """Each die that can stand alone, cut out into a ``CLOSE_UP_FRAME`` frame
+    whose height is its side over ``fill``, and its label in that frame. The
+    frame is centred on the die, moved inward where it would leave the photo;
+    a die whose frame would not fit in the photo, or would hold any part of
+    another die, is left out."""
+    h, w = image.shape[:2]
+    fw, fh = CLOSE_UP_FRAME
+    out = []
+    for d in dice:
+        ch = round(max(d.w * w, d.h * h) / fill)
+        cw = round(ch * fw / fh)
+        if cw > w or ch > h:
+            continue
+        x0 = int(np.clip(round(d.cx * w - cw / 2), 0, w - cw))
+        y0 = int(np.clip(round(d.cy * h - ch / 2), 0, h - ch))
+        if any(o is not d and _overlaps(o, w, h, (x0, y0, cw, ch)) for o in dice):
+            continue
+        shrink = ch > fh
+        frame = cv2.resize(image[y0:y0 + ch, x0:x0 + cw], (fw, fh),
+                           interpolation=cv2.INTER_AREA if shrink else cv2.INTER_LINEAR)
+        out.append((frame, LabelledDie(d.value, (d.cx * w - x0) / cw, (d.cy * h - y0) / ch,
+                                       d.w * w / cw, d.h * h / ch)))
+    return out
+
+
+def _overlaps(d: LabelledDie, w: int, h: int, window: tuple[float, float, float, float]) -> bool:
+    """Whether any part of the labelled die (in a photo ``w`` x ``h``) lies in ``window`` (x, y, width, height, px)."""
+    x, y, ww, wh = window
+    return ((d.cx - d.w / 2) * w < x + ww and (d.cx + d.w / 2) * w > x
+            and (d.cy - d.h / 2) * h < y + wh and (d.cy + d.h / 2) * h > y)
+
+
 @dataclass(frozen=True)
 class Alteration:
     """How to alter each photo; the defaults leave it as it is."""
@@ -67,6 +112,7 @@ class Alteration:
     blur: float = 0.0
     noise: float = 0.0
     jpeg: int | None = None
+    close_up: float | None = None  # fill: each lone die cut out into a frame of its own
 
 
 def retouch(image: np.ndarray, how: Alteration, rng: np.random.Generator) -> np.ndarray:
@@ -84,7 +130,8 @@ def retouch(image: np.ndarray, how: Alteration, rng: np.random.Generator) -> np.
 
 
 def write_altered(items: list[LabelledImage], out_dir: Path, how: Alteration, seed: int = 0) -> int:
-    """Write each item altered as ``images/NAME.png`` + ``labels_yolo/NAME.txt``; how many were written."""
+    """Write each item altered as ``images/NAME.png`` + ``labels_yolo/NAME.txt``
+    (with ``close_up``, each die cut out as ``NAME_K``); how many were written."""
     rng = np.random.default_rng(seed)
     (out_dir / "images").mkdir(parents=True, exist_ok=True)
     (out_dir / "labels_yolo").mkdir(exist_ok=True)
@@ -93,14 +140,18 @@ def write_altered(items: list[LabelledImage], out_dir: Path, how: Alteration, se
         image = cv2.imread(str(item.path), cv2.IMREAD_COLOR)
         if image is None or not item.positional:
             continue  # unreadable, or labels without boxes to move
-        done = rescale(image, item.dice, how.factor) if how.factor != 1.0 else (image, list(item.dice))
-        if done is None:
-            continue
-        frame, dice = done
-        cv2.imwrite(str(out_dir / "images" / f"{item.path.stem}.png"), retouch(frame, how, rng))
-        (out_dir / "labels_yolo" / f"{item.path.stem}.txt").write_text(
-            "".join(yolo_line(d) + "\n" for d in dice))
-        written += 1
+        if how.close_up is not None:
+            if item.not_to_settle:
+                continue  # a leaning die cut out alone would still be labelled with a face up
+            shots = [(f"{item.path.stem}_{k}", frame, [die])
+                     for k, (frame, die) in enumerate(close_ups(image, item.dice, how.close_up))]
+        else:
+            done = rescale(image, item.dice, how.factor) if how.factor != 1.0 else (image, list(item.dice))
+            shots = [] if done is None else [(item.path.stem, *done)]
+        for name, frame, dice in shots:
+            cv2.imwrite(str(out_dir / "images" / f"{name}.png"), retouch(frame, how, rng))
+            (out_dir / "labels_yolo" / f"{name}.txt").write_text("".join(yolo_line(d) + "\n" for d in dice))
+            written += 1
     return written
 
 
@@ -110,6 +161,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("out_dir", type=Path)
     parser.add_argument("--split", choices=get_args(Split), default="all")
     parser.add_argument("--factor", type=float, default=1.0, help="under 1: from farther; over 1: closer")
+    parser.add_argument("--close-up", type=float, default=None, metavar="FILL",
+                        help="cut each lone die out into a 640x480 frame, the die FILL of its height (0-1)")
     parser.add_argument("--gamma", type=float, default=1.0, help="over 1: darker; under 1: brighter")
     parser.add_argument("--blur", type=float, default=0.0, help="Gaussian blur sigma, px")
     parser.add_argument("--noise", type=float, default=0.0, help="Gaussian noise sigma, grey levels")
@@ -120,7 +173,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--factor and --gamma must be positive, --blur and --noise not negative")
     if args.jpeg is not None and not 1 <= args.jpeg <= 100:
         parser.error("--jpeg must be 1-100")
-    how = Alteration(args.factor, args.gamma, args.blur, args.noise, args.jpeg)
+    if args.close_up is not None and not (0 < args.close_up <= 1 and args.factor == 1.0):
+        parser.error("--close-up must be over 0 and at most 1, and cannot go with --factor")
+    how = Alteration(args.factor, args.gamma, args.blur, args.noise, args.jpeg, args.close_up)
     n = write_altered(select(load_folder(args.folder), args.split), args.out_dir, how, args.seed)
     print(f"{args.out_dir}: {n} images")
     return 0

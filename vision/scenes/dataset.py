@@ -5,7 +5,10 @@ normalised, class = face - 1, one line per die) and a ``manifest.csv``
 (``image,values,setting,touching,leaning``) so the reader's bench and training
 scripts take generated folders and real photographs alike.
 
-    python -m vision.scenes.dataset OUT_DIR --count 200 --seed 1
+    python -m vision.scenes.dataset OUT_DIR --count 200 --seed 1 [--size 2560x1920]
+
+Dice scale with the frame's width, so a large ``--size`` draws them sharp and
+big: ``vision.benchtool.altered --close-up`` cuts close-ups out of such a folder.
 """
 from __future__ import annotations
 
@@ -53,13 +56,26 @@ def write_dataset(out_dir: str | Path, count: int, seed: int = 0, size: tuple[in
     return out
 
 
+def _size(text: str) -> tuple[int, int]:
+    """``WxH`` -> (W, H), each at least 64 px."""
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"size must be WIDTHxHEIGHT, got {text!r}") from None
+    if w < 64 or h < 64:
+        raise argparse.ArgumentTypeError(f"size must be at least 64x64, got {text!r}")
+    return w, h
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out_dir")
     parser.add_argument("--count", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--size", type=_size, default=(640, 480), metavar="WxH",
+                        help="frame size (default 640x480); dice scale with the width")
     args = parser.parse_args(argv)
-    write_dataset(args.out_dir, args.count, args.seed)
+    write_dataset(args.out_dir, args.count, args.seed, args.size)
     return 0
 
 
