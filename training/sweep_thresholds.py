@@ -8,6 +8,8 @@ dice get a second look, are then replayed for every combination of thresholds.
 A first table gives, per bar for the leaning check, how many rolls labelled
 leaning (generated folders' manifests) and how many others it flags. Prints, per combination, ok rate, silent misreads
 and per-die accuracy summed over every folder. Held-out images are never read.
+The close-up look (``read._as_close_up``) is not replayed: on these photos it
+changes no read (docs/vision.md, "Close-ups").
 
 The networks were trained on the tune photos, so their confidence there is
 higher than on unseen pictures; ``--extra`` adds folders they never saw
@@ -32,6 +34,7 @@ from vision.benchtool.labels import load_folder  # noqa: E402
 from vision.benchtool.score import score  # noqa: E402
 from vision.benchtool.split import select  # noqa: E402
 from vision.reader import judge as J  # noqa: E402
+from vision.reader.detect import find_candidates  # noqa: E402
 from vision.reader.nets import default_nets  # noqa: E402
 from vision.reader.read import first_look, second_look  # noqa: E402
 
@@ -62,7 +65,8 @@ def collect(datasets: Path, extra: list[Path]) -> list:
             for item in select(load_folder(folder), split):
                 frame = cv2.imread(str(item.path), cv2.IMREAD_COLOR)
                 if frame is not None:
-                    look = first_look(frame, nets, None, len(item.dice))
+                    cands = find_candidates(frame, nets, None, J.FAINT_PEAK)
+                    look = first_look(frame, nets, cands, len(item.dice))
                     dice = [i for i, e in enumerate(look.evidence) if J.is_die(e.peak, e.probs)]
                     cases.append((folder.name, item, frame.shape, look.evidence, second_look(frame, nets, look, dice)))
             print(f"{folder.name}: {len(cases)} images", file=sys.stderr, flush=True)

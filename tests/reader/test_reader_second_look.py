@@ -26,7 +26,8 @@ def probs(value: int, p: float) -> np.ndarray:
 
 class ScriptedNets:
     """Stands in for ``DiceNets``: peaks at the given detector cells (dice of
-    40 px in a 640x480 frame), and per classifier a queue of answers, one
+    40 px in a 640x480 frame) at the guessed scale, none at the close-up
+    look's coarser one, and per classifier a queue of answers, one
     list of rows per call. Records how many crops each call was given."""
 
     def __init__(self, first: list[list[np.ndarray]], second: list[list[np.ndarray]]):
@@ -37,6 +38,8 @@ class ScriptedNets:
         out = np.zeros((4, blob.shape[2] // 4, blob.shape[3] // 4), np.float32)
         out[0] = -10.0
         out[1] = np.log(40 * 256 / 640 / 16)
+        if blob.shape[3] < 256:  # the close-up look: nothing there
+            return out
         for x, y in (SURE_DIE, DOUBTFUL_DIE):
             out[0, y, x] = 5.0 if (x, y) == SURE_DIE else 4.0
         return out

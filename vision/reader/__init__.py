@@ -14,8 +14,9 @@ Public interface (what the table controller calls)::
   ``die_size_px`` fixes the scale (without it the frame's long side is
   taken as about 16 dice wide, like the public photos, and the frame is
   looked at again, resized, when the dice found come out too small or too
-  big: ``detect.py``) and lets the judge tell dice lying flush against each
-  other from dice apart (``judge.TOUCHING_TOP_FACES``).
+  big: ``detect.py``; a frame it cannot read, or reads as nothing but 1s,
+  is also looked at as a close-up: ``read.py``) and lets the judge tell dice
+  lying flush against each other from dice apart (``judge.TOUCHING_TOP_FACES``).
 
 It never raises on a bad frame: a frame that is not an image, too small, or
 cannot be processed gives ``no_read`` with a ``reason``. The status is

@@ -12,7 +12,11 @@ more, resized so that they show at ``RESCALED_DIE_PX``. A calibrated table
 (``die_size_px``) and a frame of dice in the band pay nothing more.
 
 Where the detector does find such pieces of a big die, they come out small,
-and the frame is enlarged instead of shrunk (docs/vision.md gives the cost).
+and the frame is enlarged instead of shrunk (docs/vision.md gives the cost),
+or they come out in the band and no second scale is tried. Close-ups (dice of
+a fifth of the frame or more) are therefore read by a separate look at a
+coarse scale, ``close_up_candidates``, which ``read.py`` spends only on an
+uncalibrated frame the usual look could not read.
 """
 from __future__ import annotations
 
@@ -38,6 +42,11 @@ RESCALED_DIE_PX = 21.0
 #: of tiny dice would otherwise cost seconds) and at least this long (a frame
 #: shrunk further has nothing left to read).
 RESCALED_SIDE_LIMITS = (64, 1024)
+#: The close-up look shrinks the frame's long side to this many px: a die of a
+#: fifth to four fifths of a 4:3 frame's height then shows at 14 to 48 px.
+#: Chosen on the tune photos' dice cut out and enlarged to fill a fifth to four
+#: fifths of a 640x480 frame (docs/vision.md, "Close-ups").
+CLOSE_UP_LONG_SIDE = 64
 
 
 @dataclass(frozen=True)
@@ -56,6 +65,15 @@ def find_candidates(frame: np.ndarray, nets: DiceNets, die_size_px: float | None
     found = candidates_at(frame, nets, scale, min_peak)
     other = rescale_for(found, scale, frame.shape) if die_size_px is None else None
     return found if other is None else candidates_at(frame, nets, other, min_peak)
+
+
+def close_up_candidates(frame: np.ndarray, nets: DiceNets, min_peak: float) -> tuple[list[Candidate], float]:
+    """The detector's peaks with the frame's long side at ``CLOSE_UP_LONG_SIDE``,
+    strongest first, and the smallest die side (frame px) the usual look could
+    not have seen whole: the top of ``DIE_PX_BAND`` at the guessed scale. The
+    close-up look trusts only dice bigger than that."""
+    big = DIE_PX_BAND[1] / G.detector_scale(frame.shape, None)
+    return candidates_at(frame, nets, CLOSE_UP_LONG_SIDE / max(frame.shape[0], frame.shape[1]), min_peak), big
 
 
 def rescale_for(found: list[Candidate], scale: float, shape: tuple[int, ...]) -> float | None:

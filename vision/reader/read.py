@@ -9,8 +9,8 @@ import numpy as np
 
 from vision.model import Calibration, DiceRead, ReadStatus, is_pixel_size
 from vision.reader import geometry as G
-from vision.reader.detect import find_candidates
-from vision.reader.judge import FAINT_PEAK, Evidence, face, is_die, is_sure, judge, pips_can_matter
+from vision.reader.detect import Candidate, close_up_candidates, find_candidates
+from vision.reader.judge import DIE_PEAK, FAINT_PEAK, SAME_DIE, Evidence, face, is_die, is_sure, judge, pips_can_matter
 from vision.reader.nets import DiceNets, ModelMissing, default_nets
 from vision.reader.pips import PipCount, count_pips
 
@@ -29,6 +29,26 @@ MORE_VIEWS_DEG = {False: (90.0, 180.0, 270.0), True: (135.0, 225.0, 315.0)}
 EXTRA_CANDIDATES = 3
 #: Without a count, at most this many places are read.
 MAX_CANDIDATES = 30
+#: A pip seen alone as a die comes out a third of its die or less (4.5 to 5.5
+#: times smaller on the close-ups of docs/vision.md); a die found whole at
+#: both scales comes out up to 2.8 times bigger at the close-up one (on the
+#: tune photos). Between the two: 1s inside a die this many times their size
+#: may be its pips.
+PIPS_INSIDE = 3.5
+#: ... and only a place the close-up look is sure is a die (its "not a die"
+#: probability at most this): dice showing 1 laid out like the pips of a 4
+#: (matteop65's held-out ``dice_32`` and ``dice_33``) are seen at the coarse
+#: scale as a 4, with doubt (0.13 and 0.22 "not a die"; groups of five 1s
+#: in the tune photos 0.2 to 0.37), while the big dice whose pips had been
+#: read as 1s, in the three close-ups of docs/vision.md where that happened,
+#: were dice beyond doubt (0.0 to 0.01).
+PIPS_HOLDER_NOT_A_DIE = 0.05
+#: Two dice of the usual look inside one die of the close-up look, each at
+#: least this fraction of its size and read surely, are two dice the close-up
+#: look merged (matteop65's ``three_38`` enlarged twice: two touching dice of
+#: 170 and 187 px inside one close-up die of 205 px, read as one), not pieces
+#: of one die (on the generated close-ups, pieces that big were never sure).
+MERGED = 0.5
 
 
 def _bad_frame(frame: object) -> str | None:
@@ -55,16 +75,16 @@ class Look:
     pips: list[PipCount | None]
 
 
-def _evidence(frame: np.ndarray, nets: DiceNets, die_size_px: float | None, expect: int | None) -> list[Evidence]:
+def _evidence(frame: np.ndarray, nets: DiceNets, cands: list[Candidate], expect: int | None) -> list[Evidence]:
     """Evidence at the strongest candidate places: a first look at each, and a
     second look at the dice the first did not make sure of."""
-    look = first_look(frame, nets, die_size_px, expect)
+    look = first_look(frame, nets, cands, expect)
     doubtful = [i for i, e in enumerate(look.evidence) if is_die(e.peak, e.probs) and not is_sure(e)]
     return second_look(frame, nets, look, doubtful)
 
 
-def first_look(frame: np.ndarray, nets: DiceNets, die_size_px: float | None, expect: int | None) -> Look:
-    """Detector candidates, each read by the first classifier and, where that
+def first_look(frame: np.ndarray, nets: DiceNets, cands: list[Candidate], expect: int | None) -> Look:
+    """Detector candidates (strongest first), each read by the first classifier and, where that
     takes it for a die, by the second one turned by ``SECOND_VIEW_DEG``; the
     places counted as dice are also checked for leaning.
 
@@ -74,7 +94,6 @@ def first_look(frame: np.ndarray, nets: DiceNets, die_size_px: float | None, exp
     the places the judge will count as dice and only where it could change
     the verdict (``judge.pips_can_matter``).
     """
-    cands = find_candidates(frame, nets, die_size_px, FAINT_PEAK)
     cands = cands[: (expect + EXTRA_CANDIDATES) if expect else MAX_CANDIDATES]
     if not cands:
         return Look([], [], [], [])
@@ -161,7 +180,86 @@ def read_dice(frame: np.ndarray, expect: int | None = None, calibration: Calibra
     if mask is not None and mask.shape[:2] != frame.shape[:2]:
         mask = cv2.resize(mask, (frame.shape[1], frame.shape[0]), interpolation=cv2.INTER_NEAREST)
     try:
-        evidence = _evidence(frame, nets, die_size, expect)
+        evidence = _evidence(frame, nets, find_candidates(frame, nets, die_size, FAINT_PEAK), expect)
+        read = judge(evidence, expect, frame.shape, mask, die_size)
+        if die_size is None and (read.status is not ReadStatus.OK or _all_ones(read)):
+            read = _as_close_up(frame, nets, expect, mask, evidence, read)
     except cv2.error as exc:
         return done(DiceRead(ReadStatus.NO_READ, (), f"could not process the frame: {exc}".splitlines()[0]))
-    return done(judge(evidence, expect, frame.shape, mask, die_size))
+    return done(read)
+
+
+def _all_ones(read: DiceRead) -> bool:
+    """Every die read shows 1: what the usual look makes of a close-up die, each pip seen as a die."""
+    return bool(read.dice) and all(d.value == 1 for d in read.dice)
+
+
+def _as_close_up(frame: np.ndarray, nets: DiceNets, expect: int | None, mask: np.ndarray | None,
+                 seen: list[Evidence], read: DiceRead) -> DiceRead:
+    """The frame's read once it has also been looked at as a close-up.
+
+    The detector sees about 60 px around a place, so a die much bigger than
+    that at the guessed scale is found as its pips or faces, which may come
+    out the size of dice (docs/vision.md, "Close-ups"), and a pip alone looks
+    like a die showing 1. Uncalibrated, a frame the usual look could not read
+    (``read`` not ``ok``), or read as nothing but 1s, is looked at once more
+    with the frame shrunk so that such dice show whole
+    (``detect.close_up_candidates``), through the same classifiers and judge.
+
+    That read replaces ``read`` only when it is ``ok``, every die it counts is
+    bigger than the usual look could have seen whole (every strong candidate
+    is, or the look gave up before reading a crop), every place the usual
+    look counted as a die lies inside one of them (it misses nothing the usual
+    look saw), and none of them holds two dice the usual look saw whole and
+    apart (it merged no dice). Short of that, 1s that all lie inside one die
+    much bigger than they are, beyond doubt a die and with at least as many
+    pips as they are 1s, make the roll ``uncertain``: they may be its pips
+    (``_holds_as_pips``). A calibrated table never takes this
+    path. Before any crop is read, the close-up look gives up when it cannot
+    change the read: a strong candidate smaller than a close-up die (the frame
+    is not a close-up), fewer strong big ones than the dice thrown, or a die
+    of the usual look outside all of them.
+    """
+    cands, big = close_up_candidates(frame, nets, FAINT_PEAK)
+    strong = [c for c in cands if c.score >= DIE_PEAK]
+    seen_dice = [e for e in seen if is_die(e.peak, e.probs)]
+    if (not strong or any(c.side < big for c in strong)
+            or (read.status is not ReadStatus.OK and expect is not None and len(strong) < expect)
+            or not all(any(_covers(c.cx, c.cy, c.side, e) for c in strong) for e in seen_dice)):
+        return read
+    evidence = _evidence(frame, nets, cands, expect)
+    close = judge(evidence, expect, frame.shape, mask, None)
+    squares = [(x + w / 2, y + h / 2, w) for x, y, w, h in (d.box for d in close.dice)]
+    if (close.status is ReadStatus.OK and all(any(_covers(*sq, e) for sq in squares) for e in seen_dice)
+            and not any(_merges(sq, seen_dice) for sq in squares)):
+        return close
+    if read.status is ReadStatus.OK and any(_holds_as_pips(h, seen_dice, len(read.dice)) for h in evidence):
+        return DiceRead(ReadStatus.UNCERTAIN, read.dice, "the 1s may be the pips of one big die (a close-up?)")
+    return read
+
+
+def _merges(square: tuple[float, float, float], seen_dice: list[Evidence]) -> bool:
+    """Whether the close-up die ``square`` (centre x, y and side) holds two
+    dice the usual look saw whole: each at least ``MERGED`` of its size, each
+    read surely, and far enough apart to be two dice (``judge.SAME_DIE``).
+    Dice side by side or touching, seen as one big die; the pieces of one big
+    die come out smaller or unsure, and one die seen twice comes out in one place."""
+    whole = [e for e in seen_dice if _covers(*square, e) and e.side >= MERGED * square[2] and is_sure(e)]
+    return any(np.hypot(a.cx - b.cx, a.cy - b.cy) >= SAME_DIE * (a.side + b.side) / 2
+               for i, a in enumerate(whole) for b in whole[i + 1:])
+
+
+def _holds_as_pips(holder: Evidence, seen_dice: list[Evidence], ones: int) -> bool:
+    """Whether the close-up look's place ``holder`` is a die that could show
+    the ``ones`` dice the usual look read as 1 (at ``seen_dice``) as its pips:
+    a die beyond doubt (``PIPS_HOLDER_NOT_A_DIE``), ``PIPS_INSIDE`` times the
+    biggest of them, with at least as many pips as they are, and all of them
+    inside it. (A die there is a strong candidate, so a close-up die.)"""
+    return (is_die(holder.peak, holder.probs) and holder.probs[0] <= PIPS_HOLDER_NOT_A_DIE
+            and holder.side >= PIPS_INSIDE * max(e.side for e in seen_dice)
+            and holder.value >= ones and all(_covers(holder.cx, holder.cy, holder.side, e) for e in seen_dice))
+
+
+def _covers(cx: float, cy: float, side: float, e: Evidence) -> bool:
+    """Whether the centre of the place ``e`` lies in the square of ``side`` centred on (cx, cy)."""
+    return abs(e.cx - cx) <= side / 2 and abs(e.cy - cy) <= side / 2

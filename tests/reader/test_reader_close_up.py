@@ -1,0 +1,183 @@
+"""The close-up look: dice too big for the detector's usual scale are read at a coarse one.
+
+The drawn close-ups check the whole reader; the stubbed ones check when the
+close-up read may stand in for the usual one, whatever the networks say.
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.model import Calibration, DiceRead, Die, ReadStatus
+from vision.reader import read as R
+from vision.reader import read_dice
+from vision.reader.detect import CLOSE_UP_LONG_SIDE, DIE_PX_BAND, Candidate
+from vision.reader.geometry import DET_LONG_SIDE
+from vision.reader.judge import Evidence
+from vision.reader.nets import default_nets
+
+SHAPE = (480, 640, 3)
+BIG = DIE_PX_BAND[1] * 640 / DET_LONG_SIDE  # the smallest close-up die in a 640x480 frame
+
+
+def usual_look_only(monkeypatch):
+    monkeypatch.setattr(R, "_as_close_up", lambda *args: args[-1])
+
+
+@pytest.mark.parametrize("value", range(1, 7))
+def test_a_die_filling_half_the_frame_is_read(draw_table, monkeypatch, value):
+    frame = draw_table([(320, 240, value)], side=250, seed=value)
+    for expect in (1, None):
+        read = read_dice(frame, expect=expect)
+        assert read.status == ReadStatus.OK, read.reason
+        assert read.values == (value,)
+        assert read.dice[0].box[2] >= BIG
+    usual_look_only(monkeypatch)
+    assert read_dice(frame, expect=1).status != ReadStatus.OK  # the usual look sees its pips, not the die
+
+
+def test_a_calibrated_table_never_looks_for_close_ups(draw_table, monkeypatch):
+    frame = draw_table([(320, 240, 5)], side=250, seed=5)
+    nets = default_nets()
+    runs = []
+    real = nets.detect
+    monkeypatch.setattr(nets, "detect", lambda blob: runs.append(blob.shape) or real(blob))
+    read_dice(frame, expect=1, calibration=Calibration(die_size_px=40.0), nets=nets)
+    assert len(runs) == 1
+    read_dice(frame, expect=1, nets=nets)
+    assert len(runs) > 1 and runs[-1][3] == CLOSE_UP_LONG_SIDE  # uncalibrated: the usual look, then the close-up one
+
+
+def place(cx: float, cy: float, side: float, value: int, peak: float = 0.9, p: float = 0.99,
+          not_a_die: float = 0.0) -> Evidence:
+    probs = np.full(7, (1 - p - not_a_die) / 5)
+    probs[0], probs[value] = not_a_die, p
+    return Evidence(cx, cy, side, peak, tuple(float(v) for v in probs), True, 0)
+
+
+def ok_read(places: list[Evidence]) -> DiceRead:
+    return DiceRead(ReadStatus.OK, tuple(Die(e.value, 0.99, e.box()) for e in places))
+
+
+class CloseUpStub:
+    """Stands in for the close-up look's detector and classifiers: the given
+    candidates, and the given evidence at them; records whether crops were read."""
+
+    def __init__(self, monkeypatch, cands: list[Candidate], evidence: list[Evidence]):
+        self.read_crops = False
+        monkeypatch.setattr(R, "close_up_candidates", lambda frame, nets, min_peak: (cands, BIG))
+
+        def evidence_at(*args):
+            self.read_crops = True
+            return evidence
+        monkeypatch.setattr(R, "_evidence", evidence_at)
+
+
+FRAME = np.zeros(SHAPE, np.uint8)
+PIPS_OF_A_FOUR = [place(280, 200, 40, 1), place(360, 200, 40, 1), place(280, 280, 40, 1), place(360, 280, 40, 1)]
+THE_FOUR = place(320, 240, 200, 4)
+
+
+def test_the_close_up_read_stands_in_when_it_is_ok_big_and_holds_what_the_usual_look_saw(monkeypatch):
+    CloseUpStub(monkeypatch, [Candidate(320, 240, 200, 0.9)], [THE_FOUR])
+    read = R._as_close_up(FRAME, None, None, None, PIPS_OF_A_FOUR, ok_read(PIPS_OF_A_FOUR))
+    assert read.status == ReadStatus.OK and read.values == (4,)
+
+
+def test_a_strong_small_candidate_means_no_close_up_and_no_crop_is_read(monkeypatch):
+    stub = CloseUpStub(monkeypatch, [Candidate(320, 240, 200, 0.9), Candidate(40, 40, BIG - 1, 0.5)], [THE_FOUR])
+    refused = DiceRead(ReadStatus.NO_READ, (), "found 4 dice, expected 1")
+    assert R._as_close_up(FRAME, None, 1, None, PIPS_OF_A_FOUR, refused) is refused
+    assert not stub.read_crops
+
+
+def test_a_die_of_the_usual_look_outside_every_big_candidate_keeps_the_usual_read(monkeypatch):
+    stub = CloseUpStub(monkeypatch, [Candidate(320, 240, 200, 0.9)], [THE_FOUR])
+    elsewhere = PIPS_OF_A_FOUR + [place(600, 60, 40, 1)]
+    refused = DiceRead(ReadStatus.NO_READ, (), "found 5 dice, expected 1")
+    assert R._as_close_up(FRAME, None, 1, None, elsewhere, refused) is refused
+    assert not stub.read_crops
+
+
+def test_fewer_big_candidates_than_dice_thrown_read_no_crop(monkeypatch):
+    stub = CloseUpStub(monkeypatch, [Candidate(320, 240, 200, 0.9)], [THE_FOUR])
+    refused = DiceRead(ReadStatus.NO_READ, (), "found 4 dice, expected 2")
+    assert R._as_close_up(FRAME, None, 2, None, PIPS_OF_A_FOUR, refused) is refused
+    assert not stub.read_crops
+
+
+@pytest.mark.parametrize("close", [
+    place(320, 240, 200, 4, p=0.6),  # not sure: the close-up read is uncertain
+    replace(THE_FOUR, leaning=0.9),  # leaning: the close-up read is no_read
+])
+def test_ones_inside_a_die_with_as_many_pips_are_uncertain_when_the_close_up_read_is_not_ok(monkeypatch, close):
+    CloseUpStub(monkeypatch, [Candidate(320, 240, 200, 0.9)], [close])
+    read = R._as_close_up(FRAME, None, None, None, PIPS_OF_A_FOUR, ok_read(PIPS_OF_A_FOUR))
+    assert read.status == ReadStatus.UNCERTAIN and read.values == (1, 1, 1, 1)
+    assert "pips" in read.reason
+
+
+@pytest.mark.parametrize("holder", [
+    place(320, 240, 200, 3, p=0.6),  # three pips cannot show as four 1s
+    place(320, 240, 200, 4, p=0.6, not_a_die=0.2),  # in doubt whether it is a die: four dice laid out as a 4
+    place(320, 240, 120, 4, p=0.6),  # not PIPS_INSIDE times the 1s: dice found whole at both scales
+    place(320, 240, 200, 4, peak=0.15, p=0.6),  # a faint place, not a die
+])
+def test_ones_that_cannot_be_its_pips_stay_ok(monkeypatch, holder):
+    CloseUpStub(monkeypatch, [Candidate(320, 240, holder.side, 0.9)], [holder])
+    usual = ok_read(PIPS_OF_A_FOUR)
+    assert R._as_close_up(FRAME, None, None, None, PIPS_OF_A_FOUR, usual) is usual
+
+
+def test_a_close_up_die_that_holds_two_dice_the_usual_look_saw_whole_merged_them(monkeypatch):
+    """Two touching dice, found whole and read surely by the usual look, seen as one by the close-up look."""
+    pair = [place(200, 240, 110, 3), place(300, 240, 110, 3)]
+    CloseUpStub(monkeypatch, [Candidate(250, 240, 210, 0.9)], [place(250, 240, 210, 3)])
+    touching = DiceRead(ReadStatus.NO_READ, ok_read(pair).dice, "dice touching or stacked")
+    assert R._as_close_up(FRAME, None, None, None, pair, touching) is touching
+
+
+@pytest.mark.parametrize("pieces", [
+    [replace(e, side=90) for e in [place(200, 240, 110, 3), place(300, 240, 110, 3)]],  # under half its size
+    [place(200, 240, 110, 2, p=0.6), place(300, 240, 110, 4, p=0.6)],  # big but unsure: pieces
+    [place(240, 240, 110, 3), place(260, 240, 110, 3)],  # sure, but one die seen twice
+])
+def test_pieces_of_one_big_die_are_not_dice_it_merged(monkeypatch, pieces):
+    CloseUpStub(monkeypatch, [Candidate(250, 240, 210, 0.9)], [place(250, 240, 210, 3)])
+    unsure = DiceRead(ReadStatus.UNCERTAIN, ok_read(pieces).dice, "a die shows two faces equally (which is on top?)")
+    assert R._as_close_up(FRAME, None, None, None, pieces, unsure).values == (3,)
+
+
+def test_only_a_read_not_ok_or_of_nothing_but_1s_is_looked_at_as_a_close_up(draw_table, monkeypatch):
+    looked = []
+    real = R._as_close_up
+    monkeypatch.setattr(R, "_as_close_up", lambda *args: looked.append(args[-1].values) or real(*args))
+    ones, other = draw_table([(200, 240, 1), (430, 250, 1)], seed=3), draw_table([(200, 240, 2), (430, 250, 5)], seed=3)
+    assert read_dice(ones, expect=2).values == (1, 1)
+    assert read_dice(other, expect=2).status == ReadStatus.OK
+    assert looked == [(1, 1)]  # the plain 2 and 5 were not looked at again
+    read_dice(other, expect=3)
+    assert len(looked) == 2  # a wrong count is
+
+
+def test_the_bench_pairs_the_reader_with_and_without_its_close_up_look(draw_table, tmp_path: Path, capsys):
+    (tmp_path / "images").mkdir()
+    (tmp_path / "labels_yolo").mkdir()
+    cv2.imwrite(str(tmp_path / "images" / "big_1.png"), draw_table([(320, 240, 5)], side=250, seed=5))
+    (tmp_path / "labels_yolo" / "big_1.txt").write_text(f"4 0.5 0.5 {250 / 640} {250 / 480}\n")
+    path = Path(__file__).resolve().parents[2] / "bench" / "close_up_look.py"
+    spec = importlib.util.spec_from_file_location("close_up_look", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    assert bench.main([str(tmp_path), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["usual"]["ok_rate"] == 0.0 and result["with_close_up"]["ok_rate"] == 1.0
+    assert result["with_close_up"]["per_die_accuracy"] == 1.0
+    assert [c["image"] for c in result["changed"]] == ["big_1.png"]
+    assert R._as_close_up is not None and R._as_close_up.__name__ == "_as_close_up"  # put back after the bench
