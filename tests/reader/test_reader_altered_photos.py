@@ -48,14 +48,18 @@ def test_an_enlarged_photo_that_would_cut_a_die_is_left_out():
     assert rescale(photo_with_squares(boxes), labels, 0.5) is not None
 
 
+def labelled_folder(root: Path, image_name: str, boxes: list[tuple[int, int, int, int]], values: list[int]) -> Path:
+    """A folder in the public sets' layout holding one photo of squares, labelled with ``values``."""
+    (root / "images").mkdir(parents=True)
+    (root / "labels_yolo").mkdir()
+    cv2.imwrite(str(root / "images" / image_name), photo_with_squares(boxes))
+    (root / "labels_yolo" / f"{Path(image_name).stem}.txt").write_text("".join(
+        f"{v - 1} {d.cx} {d.cy} {d.w} {d.h}\n" for v, d in ((v, as_label(b, v)) for b, v in zip(boxes, values))))
+    return root
+
+
 def test_the_command_writes_a_folder_the_bench_reads(tmp_path: Path):
-    src = tmp_path / "src"
-    (src / "images").mkdir(parents=True)
-    (src / "labels_yolo").mkdir()
-    boxes = [(250, 200, 40, 40), (400, 260, 40, 40)]
-    cv2.imwrite(str(src / "images" / "a_1.jpg"), photo_with_squares(boxes))
-    (src / "labels_yolo" / "a_1.txt").write_text("".join(
-        f"{v - 1} {d.cx} {d.cy} {d.w} {d.h}\n" for v, d in ((2, as_label(boxes[0], 2)), (5, as_label(boxes[1], 5)))))
+    src = labelled_folder(tmp_path / "src", "a_1.jpg", [(250, 200, 40, 40), (400, 260, 40, 40)], [2, 5])
     (src / "images" / "broken_1.jpg").write_bytes(b"not a picture")
     (src / "labels_yolo" / "broken_1.txt").write_text("0 0.5 0.5 0.1 0.1\n")
     assert main([str(src), str(tmp_path / "out"), "--factor", "0.5", "--noise", "3"]) == 0
@@ -118,13 +122,7 @@ def test_only_dice_that_stand_alone_in_a_frame_that_fits_are_cut_out():
 
 
 def test_the_command_writes_one_close_up_per_lone_die(tmp_path: Path):
-    src = tmp_path / "src"
-    (src / "images").mkdir(parents=True)
-    (src / "labels_yolo").mkdir()
-    boxes = [(100, 100, 40, 40), (450, 300, 40, 40)]
-    cv2.imwrite(str(src / "images" / "a_1.png"), photo_with_squares(boxes))
-    (src / "labels_yolo" / "a_1.txt").write_text("".join(
-        f"{v - 1} {d.cx} {d.cy} {d.w} {d.h}\n" for v, d in ((2, as_label(boxes[0], 2)), (5, as_label(boxes[1], 5)))))
+    src = labelled_folder(tmp_path / "src", "a_1.png", [(100, 100, 40, 40), (450, 300, 40, 40)], [2, 5])
     assert main([str(src), str(tmp_path / "out"), "--close-up", "0.4"]) == 0
     items = sorted(load_folder(tmp_path / "out"), key=lambda i: i.path.name)
     assert [(i.path.name, i.values) for i in items] == [("a_1_0.png", (2,)), ("a_1_1.png", (5,))]
