@@ -43,7 +43,7 @@ RESCALED_DIE_PX = 21.0
 #: shrunk further has nothing left to read).
 RESCALED_SIDE_LIMITS = (64, 1024)
 #: The close-up look shrinks the frame's long side to this many px: a die of a
-#: fifth to four fifths of a 4:3 frame's height then shows at 14 to 48 px.
+#: fifth to four fifths of a 4:3 frame's height then shows at about 10 to 38 px.
 #: Chosen on the tune photos' dice cut out and enlarged to fill a fifth to four
 #: fifths of a 640x480 frame (docs/vision.md, "Close-ups").
 CLOSE_UP_LONG_SIDE = 64
