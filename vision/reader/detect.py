@@ -44,8 +44,8 @@ RESCALED_DIE_PX = 21.0
 RESCALED_SIDE_LIMITS = (64, 1024)
 #: The close-up look shrinks the frame's long side to this many px: a die of a
 #: fifth to four fifths of a 4:3 frame's height then shows at about 10 to 38 px.
-#: Chosen on the tune photos' dice cut out and enlarged to fill a fifth to four
-#: fifths of a 640x480 frame (docs/vision.md, "Close-ups").
+#: Chosen against 48 and 96 px on the tune photos' dice and generated dice cut
+#: out to fill 30% and 60% of a 640x480 frame (docs/vision.md, "Close-ups").
 CLOSE_UP_LONG_SIDE = 64
 
 
