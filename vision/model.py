@@ -36,6 +36,13 @@ def is_pixel_size(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0
 
 
+def frame_size(text: str) -> tuple[int, int] | None:
+    """``"640x480"`` -> ``(640, 480)``: a frame's width and height as a camera spec or a
+    command line writes them; None when ``text`` is not two whole numbers joined by ``x``."""
+    width, x, height = text.partition("x")
+    return (int(width), int(height)) if x and width.isdigit() and height.isdigit() else None
+
+
 @dataclass(frozen=True)
 class Die:
     """One die's top face. ``box`` is ``(x, y, w, h)`` in pixels of the frame."""

@@ -16,7 +16,7 @@ and the frame is enlarged instead of shrunk (docs/vision.md gives the cost),
 or they come out in the band and no second scale is tried. Close-ups (dice of
 a fifth of the frame or more) are therefore read by a separate look at a
 coarse scale, ``close_up_candidates``, which ``read.py`` spends only on an
-uncalibrated frame the usual look could not read.
+uncalibrated frame the usual look could not read or read as nothing but 1s.
 """
 from __future__ import annotations
 

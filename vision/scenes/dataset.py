@@ -20,6 +20,7 @@ import cv2
 import numpy as np
 
 from vision.benchtool.labels import boxed_die, yolo_line
+from vision.model import frame_size
 from vision.scenes.render import SceneLabel, render_scene
 
 
@@ -58,13 +59,12 @@ def write_dataset(out_dir: str | Path, count: int, seed: int = 0, size: tuple[in
 
 def _size(text: str) -> tuple[int, int]:
     """``WxH`` -> (W, H), each at least 64 px."""
-    try:
-        w, h = (int(v) for v in text.lower().split("x"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"size must be WIDTHxHEIGHT, got {text!r}") from None
-    if w < 64 or h < 64:
+    size = frame_size(text.lower())
+    if size is None:
+        raise argparse.ArgumentTypeError(f"size must be WIDTHxHEIGHT, got {text!r}")
+    if min(size) < 64:
         raise argparse.ArgumentTypeError(f"size must be at least 64x64, got {text!r}")
-    return w, h
+    return size
 
 
 def main(argv: list[str] | None = None) -> int:

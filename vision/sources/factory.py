@@ -21,6 +21,7 @@ import math
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from vision.model import frame_size
 from vision.sources.base import FrameSource
 from vision.sources.folder import FolderSource
 from vision.sources.generated import GeneratedSource
@@ -83,9 +84,9 @@ def _camera_number(spec: str, rest: str) -> int:
 
 
 def _scalar(text: str) -> Any:
-    width, x, height = text.partition("x")
-    if x and width.isdigit() and height.isdigit():
-        return (int(width), int(height))  # a frame size, 640x480
+    size = frame_size(text)
+    if size is not None:
+        return size
     for convert in (int, float):
         try:
             return convert(text)
