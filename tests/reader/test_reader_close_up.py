@@ -154,6 +154,33 @@ def test_pieces_of_one_big_die_are_not_dice_it_merged(monkeypatch, pieces):
     assert R._as_close_up(FRAME, None, None, None, pieces, unsure).values == (3,)
 
 
+UNCLEAR_FIVE = place(320, 240, 110, 5, p=0.75)  # seen whole (over MERGED of 200 px) and centred
+
+
+def test_a_die_both_looks_saw_whole_in_one_place_and_read_otherwise_is_not_settled(monkeypatch):
+    """A die of 110 px boxed at 200 px by the coarse scale, read from a side face (matteop65 ``valid_35`` in grey)."""
+    CloseUpStub(monkeypatch, [Candidate(320, 240, 200, 0.9)], [place(320, 240, 200, 6)])
+    unclear = DiceRead(ReadStatus.UNCERTAIN, ok_read([UNCLEAR_FIVE]).dice, "the die at (320, 240) is not clear")
+    assert R._as_close_up(FRAME, None, 1, None, [UNCLEAR_FIVE], unclear) is unclear
+    ace = place(323, 236, 110, 1)  # within SAME_PLACE of its side
+    read = R._as_close_up(FRAME, None, 1, None, [ace], ok_read([ace]))
+    assert read.status == ReadStatus.UNCERTAIN and read.values == (1,)
+    assert "6 as a close-up but 1 as usual" in read.reason
+
+
+@pytest.mark.parametrize("seen", [
+    place(320, 240, 110, 6, p=0.75),  # read alike
+    place(290, 210, 110, 2, p=0.6),  # off the close-up die's centre: a piece of it (two pips of its face)
+    place(320, 240, 90, 2, p=0.6),  # under MERGED of its size: a piece
+])
+def test_a_close_up_read_stands_in_where_the_usual_look_saw_no_die_whole_in_its_place_or_read_it_alike(
+        monkeypatch, seen):
+    CloseUpStub(monkeypatch, [Candidate(320, 240, 200, 0.9)], [place(320, 240, 200, 6)])
+    unclear = DiceRead(ReadStatus.UNCERTAIN, ok_read([seen]).dice, "not clear")
+    read = R._as_close_up(FRAME, None, 1, None, [seen], unclear)
+    assert read.status == ReadStatus.OK and read.values == (6,)
+
+
 def test_only_a_read_not_ok_or_of_nothing_but_1s_is_looked_at_as_a_close_up(draw_table, monkeypatch):
     looked = []
     real = R._as_close_up

@@ -49,6 +49,14 @@ PIPS_HOLDER_NOT_A_DIE = 0.05
 #: 170 and 187 px inside one close-up die of 205 px, read as one), not pieces
 #: of one die (on the generated close-ups, pieces that big were never sure).
 MERGED = 0.5
+#: A die of the usual look at least ``MERGED`` of a close-up die's size whose
+#: centre is within this fraction of its own side of the close-up die's is
+#: the same die seen whole by both looks (the two looks place a die they both
+#: read alike 0.08 of its side apart at the median). Where they read it
+#: otherwise, neither read is settled: matteop65's tune photo ``valid_35`` in
+#: grey, a die of 107 px boxed at 186 px by the coarse scale, read 6 from a
+#: side face where the usual look read its top 5 (docs/vision.md, "Close-ups").
+SAME_PLACE = 0.1
 
 
 def _bad_frame(frame: object) -> str | None:
@@ -211,11 +219,14 @@ def _as_close_up(frame: np.ndarray, nets: DiceNets, expect: int | None, mask: np
     is, or the look gave up before reading a crop), every place the usual
     look counted as a die lies inside one of them (it misses nothing the usual
     look saw), and none of them holds two dice the usual look saw whole and
-    apart (it merged no dice). Short of that, 1s that all lie inside one die
-    much bigger than they are, beyond doubt a die and with at least as many
-    pips as they are 1s, make the roll ``uncertain``: they may be its pips
-    (``_holds_as_pips``). A calibrated table never takes this
-    path. Before any crop is read, the close-up look gives up when it cannot
+    apart (it merged no dice). If it then reads a die that the usual look
+    saw whole in the same place as another value (``_read_otherwise``), the
+    usual read stands, ``uncertain`` if it was ``ok``. Short of a read that
+    stands in, 1s that all lie inside one die much bigger than they are,
+    beyond doubt a die and with at least as many pips as they are 1s, make
+    the roll ``uncertain``: they may be its pips (``_holds_as_pips``). A
+    calibrated table never takes this path. Before any crop is read, the
+    close-up look gives up when it cannot
     change the read: a strong candidate smaller than a close-up die (the frame
     is not a close-up), fewer strong big ones than the dice thrown, or a die
     of the usual look outside all of them.
@@ -232,10 +243,28 @@ def _as_close_up(frame: np.ndarray, nets: DiceNets, expect: int | None, mask: np
     squares = [(x + w / 2, y + h / 2, w) for x, y, w, h in (d.box for d in close.dice)]
     if (close.status is ReadStatus.OK and all(any(_covers(*sq, e) for sq in squares) for e in seen_dice)
             and not any(_merges(sq, seen_dice) for sq in squares)):
-        return close
+        otherwise = _read_otherwise(close, seen_dice)
+        if otherwise is None:
+            return close
+        return read if read.status is not ReadStatus.OK else DiceRead(ReadStatus.UNCERTAIN, read.dice, otherwise)
     if read.status is ReadStatus.OK and any(_holds_as_pips(h, seen_dice, len(read.dice)) for h in evidence):
         return DiceRead(ReadStatus.UNCERTAIN, read.dice, "the 1s may be the pips of one big die (a close-up?)")
     return read
+
+
+def _read_otherwise(close: DiceRead, seen_dice: list[Evidence]) -> str | None:
+    """Why the close-up read ``close`` cannot stand in: a die of it that the
+    usual look saw whole at the same place (``SAME_PLACE``) and read as
+    another value. Two looks at one die that disagree are a doubt for the
+    dealer, whichever is right. None when there is no such die."""
+    for d in close.dice:
+        x, y, side, _ = d.box
+        cx, cy = x + side / 2, y + side / 2
+        for e in seen_dice:
+            if (e.side >= MERGED * side and np.hypot(e.cx - cx, e.cy - cy) <= SAME_PLACE * e.side
+                    and e.value != d.value):
+                return f"the die at ({cx:.0f}, {cy:.0f}) reads {d.value} as a close-up but {e.value} as usual"
+    return None
 
 
 def _merges(square: tuple[float, float, float], seen_dice: list[Evidence]) -> bool:
