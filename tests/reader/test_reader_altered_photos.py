@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from vision.benchtool.labels import LabelledDie, load_folder
-from vision.benchtool.altered import CLOSE_UP_FRAME, Alteration, close_ups, main, rescale, retouch
+from vision.benchtool.altered import CLOSE_UP_FRAME, Alteration, close_ups, main, reorient, rescale, retouch
 
 
 def photo_with_squares(boxes: list[tuple[int, int, int, int]], size=(480, 640)) -> np.ndarray:
@@ -41,6 +41,25 @@ def test_the_labels_follow_the_dice(factor):
     assert d.w * 640 == pytest.approx(40 * factor, abs=1.5) and w == pytest.approx(40 * factor, abs=2)
 
 
+@pytest.mark.parametrize("turn", [0, 90, 180, 270])
+@pytest.mark.parametrize("mirror", [False, True])
+def test_the_labels_turn_with_the_dice(turn, mirror):
+    box = (250, 100, 60, 30)  # not square and off centre, so every turn and mirror moves it differently
+    out, (d,) = reorient(photo_with_squares([box]), (as_label(box, 2),), turn, mirror)
+    height, width = out.shape[:2]
+    assert (width, height) == ((640, 480) if turn in (0, 180) else (480, 640))
+    x, y, w, h = bright_box(out)
+    assert d.value == 2
+    assert (d.cx * width, d.cy * height) == pytest.approx((x + w / 2, y + h / 2), abs=0.01)
+    assert (d.w * width, d.h * height) == pytest.approx((w, h), abs=0.01)
+
+
+def test_a_quarter_turn_is_clockwise():
+    box = (0, 0, 40, 40)  # top left goes to top right
+    out, (d,) = reorient(photo_with_squares([box]), (as_label(box, 6),), 90, False)
+    assert bright_box(out)[:2] == (440, 0) and d.cx > 0.5 and d.cy < 0.5
+
+
 def test_an_enlarged_photo_that_would_cut_a_die_is_left_out():
     boxes = [(10, 10, 40, 40), (590, 430, 40, 40)]
     labels = (as_label(boxes[0], 1), as_label(boxes[1], 6))
@@ -66,6 +85,9 @@ def test_the_command_writes_a_folder_the_bench_reads(tmp_path: Path):
     (item,) = load_folder(tmp_path / "out")
     assert item.values == (2, 5)
     assert item.dice[0].w == pytest.approx(40 / 640 * 0.5, abs=1e-4)
+    assert main([str(src), str(tmp_path / "turned"), "--turn", "90", "--grey"]) == 0
+    (item,) = load_folder(tmp_path / "turned")
+    assert item.values == (2, 5) and cv2.imread(str(item.path)).shape == (640, 480, 3)
 
 
 def edges(img: np.ndarray) -> float:
@@ -83,11 +105,16 @@ def test_the_camera_alterations_go_the_way_they_say():
     assert noisy.shape == img.shape and 5 < np.abs(noisy.astype(int) - img).mean() < 12
     squeezed = retouch(img, Alteration(jpeg=30), rng)  # lossy: the fine detail is changed, the picture kept
     assert squeezed.shape == img.shape and 0 < np.abs(squeezed.astype(int) - img).mean() < 15
+    red = np.zeros((8, 8, 3), np.uint8)
+    red[:, :, 2] = 200  # BGR
+    grey = retouch(red, Alteration(grey=True), rng)
+    assert grey.shape == red.shape and (grey == grey[:, :, :1]).all() and 0 < grey[0, 0, 0] < 200
+    assert (retouch(red, Alteration(swap_channels=True), rng)[0, 0] == (200, 0, 0)).all()  # red die turned blue
 
 
 def test_the_command_refuses_alterations_that_make_no_sense(tmp_path: Path):
     for bad in (["--factor", "0"], ["--gamma", "-1"], ["--jpeg", "0"], ["--blur", "-2"], ["--close-up", "0"],
-                ["--close-up", "1.5"], ["--close-up", "0.5", "--factor", "2"]):
+                ["--close-up", "1.5"], ["--close-up", "0.5", "--factor", "2"], ["--turn", "45"]):
         with pytest.raises(SystemExit):
             main([str(tmp_path), str(tmp_path / "out"), *bad])
 

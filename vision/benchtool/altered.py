@@ -18,9 +18,14 @@ each photo altered in the frame of its own size:
   photographed dice, such frames are blurred and their compression shows;
   for sharp ones, cut them from generated scenes rendered large
   (``python -m vision.scenes.dataset OUT --size 2560x1920``);
+- ``--turn`` 90, 180 or 270 (degrees clockwise) and ``--mirror``: a camera
+  mounted otherwise, or a photo turned; the labels turn with the dice;
 - ``--gamma`` (over 1 darker, under 1 brighter), ``--blur`` (Gaussian sigma,
   px), ``--noise`` (Gaussian sigma, grey levels), ``--jpeg`` (quality 1-100):
-  the camera's exposure, focus, sensor and compression.
+  the camera's exposure, focus, sensor and compression;
+- ``--grey`` (a monochrome camera) and ``--swap-channels`` (blue and red
+  swapped: red dice turn blue, green felt stays green): dice and cloth of
+  colours the public photos lack.
 
     python -m vision.benchtool.altered ../shared/datasets/byler-d6-tray /tmp/byler-half \
         --split tune --factor 0.5
@@ -33,6 +38,7 @@ one folder.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import get_args
@@ -64,6 +70,20 @@ def rescale(image: np.ndarray, dice: tuple[LabelledDie, ...], factor: float) -> 
         return None
     m = np.float32([[factor, 0, -x0 * factor], [0, factor, -y0 * factor]])
     return cv2.warpAffine(image, m, (w, h), flags=cv2.INTER_LINEAR), moved
+
+
+def reorient(image: np.ndarray, dice: Sequence[LabelledDie], turn: int,
+             mirror: bool) -> tuple[np.ndarray, list[LabelledDie]]:
+    """The photo mirrored left to right (if ``mirror``), then turned ``turn``
+    degrees clockwise (0, 90, 180 or 270), and its dice' boxes with it."""
+    out, moved = image, list(dice)
+    if mirror:
+        out = cv2.flip(out, 1)
+        moved = [LabelledDie(d.value, 1 - d.cx, d.cy, d.w, d.h) for d in moved]
+    for _ in range(turn // 90):  # a quarter turn clockwise: (x, y) -> (1 - y, x)
+        out = cv2.rotate(out, cv2.ROTATE_90_CLOCKWISE)
+        moved = [LabelledDie(d.value, 1 - d.cy, d.cx, d.h, d.w) for d in moved]
+    return out, moved
 
 
 #: A close-up's frame (width, height): the size the issue's latency target names.
@@ -113,11 +133,19 @@ class Alteration:
     noise: float = 0.0
     jpeg: int | None = None
     close_up: float | None = None  # fill: each lone die cut out into a frame of its own
+    turn: int = 0  # degrees clockwise: 0, 90, 180 or 270
+    mirror: bool = False
+    grey: bool = False
+    swap_channels: bool = False
 
 
 def retouch(image: np.ndarray, how: Alteration, rng: np.random.Generator) -> np.ndarray:
-    """The photometric part of ``how``: exposure, focus, sensor noise, then compression."""
+    """The photometric part of ``how``: colour, exposure, focus, sensor noise, then compression."""
     out = image
+    if how.grey:
+        out = cv2.cvtColor(cv2.cvtColor(out, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+    if how.swap_channels:
+        out = np.ascontiguousarray(out[:, :, ::-1])
     if how.gamma != 1.0:
         out = cv2.LUT(out, np.clip(255.0 * (np.arange(256) / 255.0) ** how.gamma + 0.5, 0, 255).astype(np.uint8))
     if how.blur > 0:
@@ -149,6 +177,7 @@ def write_altered(items: list[LabelledImage], out_dir: Path, how: Alteration, se
             done = rescale(image, item.dice, how.factor) if how.factor != 1.0 else (image, list(item.dice))
             shots = [] if done is None else [(item.path.stem, *done)]
         for name, frame, dice in shots:
+            frame, dice = reorient(frame, dice, how.turn, how.mirror)
             cv2.imwrite(str(out_dir / "images" / f"{name}.png"), retouch(frame, how, rng))
             (out_dir / "labels_yolo" / f"{name}.txt").write_text("".join(yolo_line(d) + "\n" for d in dice))
             written += 1
@@ -163,6 +192,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--factor", type=float, default=1.0, help="under 1: from farther; over 1: closer")
     parser.add_argument("--close-up", type=float, default=None, metavar="FILL",
                         help="cut each lone die out into a 640x480 frame, the die FILL of its height (0-1)")
+    parser.add_argument("--turn", type=int, choices=(0, 90, 180, 270), default=0, help="degrees clockwise")
+    parser.add_argument("--mirror", action="store_true", help="mirror left to right (before the turn)")
+    parser.add_argument("--grey", action="store_true", help="as a monochrome camera sees it")
+    parser.add_argument("--swap-channels", action="store_true", help="blue and red swapped (red dice turn blue)")
     parser.add_argument("--gamma", type=float, default=1.0, help="over 1: darker; under 1: brighter")
     parser.add_argument("--blur", type=float, default=0.0, help="Gaussian blur sigma, px")
     parser.add_argument("--noise", type=float, default=0.0, help="Gaussian noise sigma, grey levels")
@@ -175,7 +208,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--jpeg must be 1-100")
     if args.close_up is not None and not (0 < args.close_up <= 1 and args.factor == 1.0):
         parser.error("--close-up must be over 0 and at most 1, and cannot go with --factor")
-    how = Alteration(args.factor, args.gamma, args.blur, args.noise, args.jpeg, args.close_up)
+    how = Alteration(args.factor, args.gamma, args.blur, args.noise, args.jpeg, args.close_up,
+                     args.turn, args.mirror, args.grey, args.swap_channels)
     n = write_altered(select(load_folder(args.folder), args.split), args.out_dir, how, args.seed)
     print(f"{args.out_dir}: {n} images")
     return 0
