@@ -226,10 +226,10 @@ def _as_close_up(frame: np.ndarray, nets: DiceNets, expect: int | None, mask: np
     beyond doubt a die and with at least as many pips as they are 1s, make
     the roll ``uncertain``: they may be its pips (``_holds_as_pips``). A
     calibrated table never takes this path. Before any crop is read, the
-    close-up look gives up when it cannot
-    change the read: a strong candidate smaller than a close-up die (the frame
-    is not a close-up), fewer strong big ones than the dice thrown, or a die
-    of the usual look outside all of them.
+    close-up look gives up when it cannot change the read: a strong
+    candidate smaller than a close-up die (the frame is not a close-up),
+    fewer strong big ones than the dice thrown, or a die of the usual look
+    outside all of them.
     """
     cands, big = close_up_candidates(frame, nets, FAINT_PEAK)
     strong = [c for c in cands if c.score >= DIE_PEAK]
