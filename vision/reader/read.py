@@ -243,7 +243,7 @@ def _as_close_up(frame: np.ndarray, nets: DiceNets, expect: int | None, mask: np
     squares = [(x + w / 2, y + h / 2, w) for x, y, w, h in (d.box for d in close.dice)]
     if (close.status is ReadStatus.OK and all(any(_covers(*sq, e) for sq in squares) for e in seen_dice)
             and not any(_merges(sq, seen_dice) for sq in squares)):
-        otherwise = _read_otherwise(close, seen_dice)
+        otherwise = _read_otherwise(close.values, squares, seen_dice)
         if otherwise is None:
             return close
         return read if read.status is not ReadStatus.OK else DiceRead(ReadStatus.UNCERTAIN, read.dice, otherwise)
@@ -252,18 +252,18 @@ def _as_close_up(frame: np.ndarray, nets: DiceNets, expect: int | None, mask: np
     return read
 
 
-def _read_otherwise(close: DiceRead, seen_dice: list[Evidence]) -> str | None:
-    """Why the close-up read ``close`` cannot stand in: a die of it that the
-    usual look saw whole at the same place (``SAME_PLACE``) and read as
-    another value. Two looks at one die that disagree are a doubt for the
-    dealer, whichever is right. None when there is no such die."""
-    for d in close.dice:
-        x, y, side, _ = d.box
-        cx, cy = x + side / 2, y + side / 2
+def _read_otherwise(values: tuple[int, ...], squares: list[tuple[float, float, float]],
+                    seen_dice: list[Evidence]) -> str | None:
+    """Why the close-up read cannot stand in: a die of it (its ``values``, at
+    ``squares``: centre x, y and side) that the usual look saw whole at the
+    same place (``SAME_PLACE``) and read as another value. Two looks at one
+    die that disagree are a doubt for the dealer, whichever is right. None
+    when there is no such die."""
+    for value, (cx, cy, side) in zip(values, squares, strict=True):
         for e in seen_dice:
             if (e.side >= MERGED * side and np.hypot(e.cx - cx, e.cy - cy) <= SAME_PLACE * e.side
-                    and e.value != d.value):
-                return f"the die at ({cx:.0f}, {cy:.0f}) reads {d.value} as a close-up but {e.value} as usual"
+                    and e.value != value):
+                return f"the die at ({cx:.0f}, {cy:.0f}) reads {value} as a close-up but {e.value} as usual"
     return None
 
 
