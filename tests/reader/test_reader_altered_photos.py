@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from vision.benchtool.labels import LabelledDie, load_folder
-from vision.benchtool.altered import CLOSE_UP_FRAME, Alteration, close_ups, main, reorient, rescale, retouch
+from vision.benchtool.altered import CLOSE_UP_FRAME, Alteration, close_ups, main, reorient, rescale, retouch, stretch
 
 
 def photo_with_squares(boxes: list[tuple[int, int, int, int]], size=(480, 640)) -> np.ndarray:
@@ -60,6 +60,18 @@ def test_a_quarter_turn_is_clockwise():
     assert bright_box(out)[:2] == (440, 0) and d.cx > 0.5 and d.cy < 0.5
 
 
+@pytest.mark.parametrize("factor", [0.75, 1.0, 4 / 3])
+def test_a_stretched_photo_keeps_its_labels_and_stretches_its_dice(factor):
+    box = (250, 100, 60, 30)
+    label = as_label(box, 3)
+    out = stretch(photo_with_squares([box]), factor)
+    assert out.shape == (480, round(640 * factor), 3)
+    x, y, w, h = bright_box(out)
+    assert w == pytest.approx(60 * factor, abs=1.5) and h == 30
+    width = out.shape[1]  # a label in fractions of the frame still fits the die
+    assert (label.cx * width, label.w * width) == pytest.approx((x + w / 2, w), abs=1.5)
+
+
 def test_an_enlarged_photo_that_would_cut_a_die_is_left_out():
     boxes = [(10, 10, 40, 40), (590, 430, 40, 40)]
     labels = (as_label(boxes[0], 1), as_label(boxes[1], 6))
@@ -88,6 +100,10 @@ def test_the_command_writes_a_folder_the_bench_reads(tmp_path: Path):
     assert main([str(src), str(tmp_path / "turned"), "--turn", "90", "--grey"]) == 0
     (item,) = load_folder(tmp_path / "turned")
     assert item.values == (2, 5) and cv2.imread(str(item.path)).shape == (640, 480, 3)
+    assert main([str(src), str(tmp_path / "square"), "--stretch", "0.75"]) == 0  # 640x480 made 480x480
+    (item,) = load_folder(tmp_path / "square")
+    assert item.values == (2, 5) and cv2.imread(str(item.path)).shape == (480, 480, 3)
+    assert item.dice[0].w == pytest.approx(40 / 640, abs=1e-4)
 
 
 def edges(img: np.ndarray) -> float:
@@ -114,7 +130,8 @@ def test_the_camera_alterations_go_the_way_they_say():
 
 def test_the_command_refuses_alterations_that_make_no_sense(tmp_path: Path):
     for bad in (["--factor", "0"], ["--gamma", "-1"], ["--jpeg", "0"], ["--blur", "-2"], ["--close-up", "0"],
-                ["--close-up", "1.5"], ["--close-up", "0.5", "--factor", "2"], ["--turn", "45"]):
+                ["--close-up", "1.5"], ["--close-up", "0.5", "--factor", "2"], ["--turn", "45"],
+                ["--stretch", "0"]):
         with pytest.raises(SystemExit):
             main([str(tmp_path), str(tmp_path / "out"), *bad])
 

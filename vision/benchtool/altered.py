@@ -20,6 +20,11 @@ each photo altered in the frame of its own size:
   (``python -m vision.scenes.dataset OUT --size 2560x1920``);
 - ``--turn`` 90, 180 or 270 (degrees clockwise) and ``--mirror``: a camera
   mounted otherwise, or a photo turned; the labels turn with the dice;
+- ``--stretch`` S: the photo's width S times what it was, its height kept,
+  as a labelling tool does that resizes every photo to one size whatever its
+  shape (a 4:3 photo made square, 640x480 to 640x640, is ``--stretch 0.75``:
+  every die narrower than tall); YOLO labels, given in fractions of the
+  frame, stay as they are;
 - ``--gamma`` (over 1 darker, under 1 brighter), ``--blur`` (Gaussian sigma,
   px), ``--noise`` (Gaussian sigma, grey levels), ``--jpeg`` (quality 1-100):
   the camera's exposure, focus, sensor and compression;
@@ -86,6 +91,16 @@ def reorient(image: np.ndarray, dice: Sequence[LabelledDie], turn: int,
     return out, moved
 
 
+def stretch(image: np.ndarray, factor: float) -> np.ndarray:
+    """The photo ``factor`` times as wide, as tall as it was (YOLO labels are
+    fractions of the frame, so they hold as they are)."""
+    if factor == 1.0:
+        return image
+    h, w = image.shape[:2]
+    nw = max(1, round(w * factor))
+    return cv2.resize(image, (nw, h), interpolation=cv2.INTER_AREA if nw < w else cv2.INTER_LINEAR)
+
+
 #: A close-up's frame (width, height): the size the issue's latency target names.
 CLOSE_UP_FRAME = (640, 480)
 
@@ -137,6 +152,7 @@ class Alteration:
     mirror: bool = False
     grey: bool = False
     swap_channels: bool = False
+    stretch: float = 1.0  # the width's factor, the height kept
 
 
 def retouch(image: np.ndarray, how: Alteration, rng: np.random.Generator) -> np.ndarray:
@@ -177,7 +193,7 @@ def write_altered(items: list[LabelledImage], out_dir: Path, how: Alteration, se
             done = rescale(image, item.dice, how.factor) if how.factor != 1.0 else (image, list(item.dice))
             shots = [] if done is None else [(item.path.stem, *done)]
         for name, frame, dice in shots:
-            frame, dice = reorient(frame, dice, how.turn, how.mirror)
+            frame, dice = reorient(stretch(frame, how.stretch), dice, how.turn, how.mirror)
             cv2.imwrite(str(out_dir / "images" / f"{name}.png"), retouch(frame, how, rng))
             (out_dir / "labels_yolo" / f"{name}.txt").write_text("".join(yolo_line(d) + "\n" for d in dice))
             written += 1
@@ -194,6 +210,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="cut each lone die out into a 640x480 frame, the die FILL of its height (0-1)")
     parser.add_argument("--turn", type=int, choices=(0, 90, 180, 270), default=0, help="degrees clockwise")
     parser.add_argument("--mirror", action="store_true", help="mirror left to right (before the turn)")
+    parser.add_argument("--stretch", type=float, default=1.0, metavar="S",
+                        help="the width S times what it was, the height kept (0.75: a 4:3 photo made square)")
     parser.add_argument("--grey", action="store_true", help="as a monochrome camera sees it")
     parser.add_argument("--swap-channels", action="store_true", help="blue and red swapped (red dice turn blue)")
     parser.add_argument("--gamma", type=float, default=1.0, help="over 1: darker; under 1: brighter")
@@ -202,14 +220,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jpeg", type=int, default=None, help="re-encode as JPEG of this quality (1-100)")
     parser.add_argument("--seed", type=int, default=0, help="for the noise")
     args = parser.parse_args(argv)
-    if args.factor <= 0 or args.gamma <= 0 or args.blur < 0 or args.noise < 0:
-        parser.error("--factor and --gamma must be positive, --blur and --noise not negative")
+    if args.factor <= 0 or args.gamma <= 0 or args.stretch <= 0 or args.blur < 0 or args.noise < 0:
+        parser.error("--factor, --gamma and --stretch must be positive, --blur and --noise not negative")
     if args.jpeg is not None and not 1 <= args.jpeg <= 100:
         parser.error("--jpeg must be 1-100")
     if args.close_up is not None and not (0 < args.close_up <= 1 and args.factor == 1.0):
         parser.error("--close-up must be over 0 and at most 1, and cannot go with --factor")
     how = Alteration(args.factor, args.gamma, args.blur, args.noise, args.jpeg, args.close_up,
-                     args.turn, args.mirror, args.grey, args.swap_channels)
+                     args.turn, args.mirror, args.grey, args.swap_channels, args.stretch)
     n = write_altered(select(load_folder(args.folder), args.split), args.out_dir, how, args.seed)
     print(f"{args.out_dir}: {n} images")
     return 0
