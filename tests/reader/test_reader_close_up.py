@@ -168,6 +168,23 @@ def test_a_die_both_looks_saw_whole_in_one_place_and_read_otherwise_is_not_settl
     assert "6 as a close-up but 1 as usual" in read.reason
 
 
+@pytest.mark.parametrize("side, p, settled", [
+    (135, 0.95, False),  # under the bar of a die a cue speaks against
+    (135, 0.99, True),  # over it
+    (100, 0.95, True),  # under MERGED of the close-up die: a piece of it, which says nothing
+])
+def test_a_die_the_usual_look_saw_whole_inside_a_close_up_die_and_read_otherwise_raises_its_bar(
+        monkeypatch, side, p, settled):
+    """matteop65 ``five_5`` made 4:3 wider: a 5 of 135 px boxed at 215 px with its side faces, read
+    6 by the close-up look, the centres 0.125 of a side apart (beyond SAME_PLACE)."""
+    five = place(335, 250, side, 5, p=0.65)
+    assert np.hypot(five.cx - 320, five.cy - 240) > R.SAME_PLACE * five.side
+    CloseUpStub(monkeypatch, [Candidate(320, 240, 215, 0.9)], [place(320, 240, 215, 6, p=p)])
+    unclear = DiceRead(ReadStatus.UNCERTAIN, ok_read([five]).dice, "the die at (335, 250) is not clear")
+    read = R._as_close_up(FRAME, None, 1, None, [five], unclear)
+    assert (read.status, read.values) == ((ReadStatus.OK, (6,)) if settled else (ReadStatus.UNCERTAIN, (5,)))
+
+
 @pytest.mark.parametrize("seen", [
     place(320, 240, 110, 6, p=0.75),  # read alike
     place(290, 210, 110, 2, p=0.6),  # off the close-up die's centre: a piece of it (two pips of its face)

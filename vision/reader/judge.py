@@ -14,7 +14,8 @@ audited on its own. The order of the checks is the order of severity:
    picture for its pips to be sure. The bar is lower when the pip counter agrees, and
    higher when a cue speaks against the value: a clear pip count that
    disagrees, or something in the middle of the face that passes for a pip
-   but looks unlike the other pips (a lamp's highlight forges a centre pip).
+   but looks unlike the other pips (a lamp's highlight forges a centre pip),
+   or another look at the frame that read the die otherwise (``read.py``).
    A die the first two views leave unsure is given a second look (eight
    views averaged, ``read.py``), which sets that last bar a little lower;
 3. only then is the roll ``ok``.
@@ -70,8 +71,9 @@ SURE_ALONE = 0.9
 #: public photos or of generated seeds 7, 11 and 13 against 0.7 ...
 SURE_WITH_PIPS = 0.85
 #: ... and only above this one when a cue speaks against the value: a clear
-#: pip count that disagrees, or a light spot in the middle of the face unlike
-#: the other pips (a highlight forges a centre pip). The counter is plain
+#: pip count that disagrees, a light spot in the middle of the face unlike
+#: the other pips (a highlight forges a centre pip), or another look at the
+#: frame that saw the die whole and read it otherwise. The counter is plain
 #: morphology and also counts pips on a side face seen at an angle: on the
 #: tune photos it was the one that was wrong in 314 of 322 disagreements, so
 #: it raises the bar rather than vetoing. A value above 1 restores the veto.
@@ -115,6 +117,7 @@ class Evidence:
     views_agree: bool  # every view of the crop gave the same value
     pips: int  # pip counter's count, 0 = no clear count
     highlight: bool = False  # a light spot in the middle unlike the other pips (see pips.py)
+    gainsaid: bool = False  # another look saw this die whole and read another value (read.py)
     second_look: bool = False  # probs average eight views, not two (read.py)
     leaning: float = 0.0  # probability that the die leans (on the rail or another die)
 
@@ -205,7 +208,7 @@ def face(probs: Sequence[float] | np.ndarray) -> int:
 def is_sure(e: Evidence) -> bool:
     """Whether this die's value is sure enough to settle: every view agrees and
     the networks' probability clears the bar the other cues set."""
-    doubted = e.highlight or e.pips not in (0, e.value)
+    doubted = e.highlight or e.gainsaid or e.pips not in (0, e.value)
     bar = _doubted_bar(e.second_look) if doubted else SURE_WITH_PIPS if e.pips == e.value else SURE_ALONE
     return e.views_agree and float(e.probs[e.value]) >= bar
 

@@ -219,9 +219,11 @@ def _as_close_up(frame: np.ndarray, nets: DiceNets, expect: int | None, mask: np
     is, or the look gave up before reading a crop), every place the usual
     look counted as a die lies inside one of them (it misses nothing the usual
     look saw), and none of them holds two dice the usual look saw whole and
-    apart (it merged no dice). If it then reads a die that the usual look
-    saw whole in the same place as another value (``_read_otherwise``), the
-    usual read stands, ``uncertain`` if it was ``ok``. Short of a read that
+    apart (it merged no dice). A die of it that holds a die the usual look
+    saw whole and read as another value is held to the judge's bar for a
+    die a cue speaks against (``_gainsaid``); if the two looks saw that die
+    in the same place (``_read_otherwise``), the usual read stands,
+    ``uncertain`` if it was ``ok``. Short of a read that
     stands in, 1s that all lie inside one die much bigger than they are,
     beyond doubt a die and with at least as many pips as they are 1s, make
     the roll ``uncertain``: they may be its pips (``_holds_as_pips``). A
@@ -238,7 +240,8 @@ def _as_close_up(frame: np.ndarray, nets: DiceNets, expect: int | None, mask: np
             or (read.status is not ReadStatus.OK and expect is not None and len(strong) < expect)
             or not all(any(_covers(c.cx, c.cy, c.side, e) for c in strong) for e in seen_dice)):
         return read
-    evidence = _evidence(frame, nets, cands, expect)
+    evidence = [replace(e, gainsaid=True) if _gainsaid(e, seen_dice) else e
+                for e in _evidence(frame, nets, cands, expect)]
     close = judge(evidence, expect, frame.shape, mask, None)
     squares = [(x + w / 2, y + h / 2, w) for x, y, w, h in (d.box for d in close.dice)]
     if (close.status is ReadStatus.OK and all(any(_covers(*sq, e) for sq in squares) for e in seen_dice)
@@ -265,6 +268,19 @@ def _read_otherwise(values: tuple[int, ...], squares: list[tuple[float, float, f
                     and e.value != value):
                 return f"the die at ({cx:.0f}, {cy:.0f}) reads {value} as a close-up but {e.value} as usual"
     return None
+
+
+def _gainsaid(e: Evidence, seen_dice: list[Evidence]) -> bool:
+    """Whether the close-up look's place ``e`` holds a die the usual look
+    saw whole (at least ``MERGED`` of its size) and read as another value.
+    Off its centre that may be a piece of it, or the die itself boxed
+    otherwise: matteop65's held-out ``five_5`` stretched a third wider
+    (docs/vision.md, "Photos made another shape"), a 5 of 135 px boxed at
+    215 px with its side faces, read 6 at 0.94 by the close-up look, the two
+    centres 0.125 of a side apart. The close-up read of it then needs the
+    bar of a die a cue speaks against (``judge.SURE_DOUBTED``)."""
+    return any(_covers(e.cx, e.cy, e.side, u) and u.side >= MERGED * e.side and u.value != e.value
+               for u in seen_dice)
 
 
 def _merges(square: tuple[float, float, float], seen_dice: list[Evidence]) -> bool:
