@@ -175,7 +175,7 @@ def test_a_die_both_looks_saw_whole_in_one_place_and_read_otherwise_is_not_settl
 ])
 def test_a_die_the_usual_look_saw_whole_inside_a_close_up_die_and_read_otherwise_raises_its_bar(
         monkeypatch, side, p, settled):
-    """matteop65 ``five_5`` made 4:3 wider: a 5 of 135 px boxed at 215 px with its side faces, read
+    """matteop65 ``five_5`` stretched a third wider: a 5 of 135 px boxed at 215 px with its side faces, read
     6 by the close-up look, the centres 0.125 of a side apart (beyond SAME_PLACE)."""
     five = place(335, 250, side, 5, p=0.65)
     assert np.hypot(five.cx - 320, five.cy - 240) > R.SAME_PLACE * five.side
