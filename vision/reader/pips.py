@@ -109,9 +109,9 @@ def _elongation(blob: np.ndarray) -> float:
     return math.sqrt(max(big, 1e-6) / max(small, 1e-6))
 
 
-def _odd_one_in_the_middle(blobs: list[tuple[float, np.ndarray, float]], side: float) -> bool:
+def _odd_one_in_the_middle(blobs: list[tuple[float, np.ndarray, float]]) -> bool:
     median = np.median(np.stack([c for _, c, _ in blobs]), axis=0)
-    return any(off < MIDDLE * side and float(np.linalg.norm(c - median)) > ALIKE_COLOUR for _, c, off in blobs)
+    return any(off < MIDDLE * _SIDE and float(np.linalg.norm(c - median)) > ALIKE_COLOUR for _, c, off in blobs)
 
 
 def count_pips(crop: np.ndarray) -> PipCount:
@@ -131,4 +131,4 @@ def count_pips(crop: np.ndarray) -> PipCount:
     if not 1 <= len(best) <= 6:
         return PipCount(0)
     # A highlight is lighter than the face: it can pass for a pip only among light pips.
-    return PipCount(len(best), light_pips and _odd_one_in_the_middle(best, _SIDE))
+    return PipCount(len(best), light_pips and _odd_one_in_the_middle(best))
