@@ -264,8 +264,7 @@ def _read_otherwise(values: tuple[int, ...], squares: list[tuple[float, float, f
     when there is no such die."""
     for value, (cx, cy, side) in zip(values, squares, strict=True):
         for e in seen_dice:
-            if (e.side >= MERGED * side and np.hypot(e.cx - cx, e.cy - cy) <= SAME_PLACE * e.side
-                    and e.value != value):
+            if _seen_whole_otherwise(e, side, value) and np.hypot(e.cx - cx, e.cy - cy) <= SAME_PLACE * e.side:
                 return f"the die at ({cx:.0f}, {cy:.0f}) reads {value} as a close-up but {e.value} as usual"
     return None
 
@@ -279,8 +278,13 @@ def _gainsaid(e: Evidence, seen_dice: list[Evidence]) -> bool:
     215 px with its side faces, read 6 at 0.94 by the close-up look, the two
     centres 0.125 of a side apart. The close-up read of it then needs the
     bar of a die a cue speaks against (``judge.SURE_DOUBTED``)."""
-    return any(_covers(e.cx, e.cy, e.side, u) and u.side >= MERGED * e.side and u.value != e.value
-               for u in seen_dice)
+    return any(_covers(e.cx, e.cy, e.side, u) and _seen_whole_otherwise(u, e.side, e.value) for u in seen_dice)
+
+
+def _seen_whole_otherwise(seen: Evidence, side: float, value: int) -> bool:
+    """Whether the usual look's die ``seen`` is whole beside a close-up die of
+    ``side`` (at least ``MERGED`` of it) and reads another value than its ``value``."""
+    return seen.side >= MERGED * side and seen.value != value
 
 
 def _merges(square: tuple[float, float, float], seen_dice: list[Evidence]) -> bool:
