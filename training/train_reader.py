@@ -178,23 +178,46 @@ def mine(det: "Detector", data, min_peak: float = FAINT_PEAK) -> Mined:
     return Mined(negatives, placed)
 
 
-def cls_sample(rng, img, dice, negatives=(), placed=(), placed_share=0.0):
+#: Share of the classifier's crops made another shape with ``--cls-stretch``.
+STRETCH_SHARE = 0.5
+
+
+def crop(rng, img, x, y, side, stretch=1.0):
+    """A die crop at a random angle; with ``stretch`` S > 1, in ``STRETCH_SHARE``
+    of the crops the die is made 1/S to S times as wide as it is high
+    (log-uniform), as a photo resized to another shape shows it (docs/vision.md,
+    "Photos made another shape").
+
+    Crops only ever stretch what they hold: a die made wider is the crop
+    stretched across; one made narrower is a crop of a wider span stretched
+    down, which keeps its sides in the frame instead of smearing its border."""
+    angle = rng.uniform(0, 360)
+    if stretch <= 1.0 or rng.random() >= STRETCH_SHARE:
+        return G.crop_die(img, x, y, side, angle)
+    a = float(np.exp(rng.uniform(-np.log(stretch), np.log(stretch))))
+    wide = a >= 1.0
+    out = G.crop_die(img, x, y, side if wide else side / a, angle)
+    sx, sy = (a, 1.0) if wide else (1.0, 1.0 / a)
+    c = (G.CLS_SIZE - 1) / 2
+    m = np.float32([[sx, 0, c * (1 - sx)], [0, sy, c * (1 - sy)]])
+    return cv2.warpAffine(out, m, (G.CLS_SIZE, G.CLS_SIZE), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def cls_sample(rng, img, dice, negatives=(), placed=(), placed_share=0.0, stretch=1.0):
     """One classifier crop and its class (0 = not a die, else the face value).
 
     With ``placed_share``, that share of the crops is a die where the detector
-    placed it (``Mined.placed``), with a little jitter."""
+    placed it (``Mined.placed``), with a little jitter. ``stretch``: see ``crop``."""
     h, w = img.shape[:2]
     cx, cy, s, v = dice[int(rng.integers(len(dice)))]
     r = rng.random()
     if negatives and rng.random() < 0.2:  # where the detector was fooled
         x, y, s = negatives[int(rng.integers(len(negatives)))]
-        crop = G.crop_die(img, x, y, s * float(np.exp(rng.normal(0, 0.1))), rng.uniform(0, 360))
-        return colour_aug(rng, crop), 0
+        return colour_aug(rng, crop(rng, img, x, y, s * float(np.exp(rng.normal(0, 0.1))), stretch)), 0
     if placed_share and placed and rng.random() < placed_share:
         x, y, s, v = placed[int(rng.integers(len(placed)))]
         x, y = x + rng.normal(0, 0.03) * s, y + rng.normal(0, 0.03) * s
-        crop = G.crop_die(img, x, y, s * float(np.exp(rng.normal(0, 0.05))), rng.uniform(0, 360))
-        return colour_aug(rng, crop), v
+        return colour_aug(rng, crop(rng, img, x, y, s * float(np.exp(rng.normal(0, 0.05))), stretch)), v
     if r < 0.7:  # a die, with the centre and size errors of a real detector
         x = cx + rng.normal(0, 0.06) * s
         y = cy + rng.normal(0, 0.06) * s
@@ -209,8 +232,7 @@ def cls_sample(rng, img, dice, negatives=(), placed=(), placed_share=0.0):
             if all(np.hypot(x - a, y - b) > 0.8 * sb for a, b, sb, _ in dice):
                 break
         label = 0
-    crop = G.crop_die(img, x, y, s * float(np.exp(rng.normal(0, 0.1))), rng.uniform(0, 360))
-    return colour_aug(rng, crop), label
+    return colour_aug(rng, crop(rng, img, x, y, s * float(np.exp(rng.normal(0, 0.1))), stretch)), label
 
 
 # ---------------------------------------------------------------- networks
@@ -300,6 +322,66 @@ def start(kind, init: Path | None, widths=None) -> nn.Module:
 
 
 @torch.no_grad()
+def from_onnx(kind, path: Path) -> nn.Module:
+    """A network of ``kind`` with the weights of its exported ONNX file (``--start-onnx``).
+
+    The export folds each batch norm into the convolution before it, so the
+    norm is given back as the identity carrying the folded bias; ``freeze_norms``
+    keeps it so while training goes on (its running statistics would otherwise
+    move away from what the weights were folded with). Checked against OpenCV's
+    run of the file, as the reader runs it."""
+    import onnx
+    from onnx import numpy_helper
+
+    model = onnx.load(str(path))
+    weights = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+    nodes = [n for n in model.graph.node if n.op_type in ("Conv", "Gemm")]
+    widths = tuple(int(weights[n.input[1]].shape[0]) for n in nodes if n.op_type == "Conv"
+                   and weights[n.input[1]].shape[-1] == 3)
+    net = kind(widths[:-1] if kind is Detector else widths)  # the detector's last 3x3 is its head
+    layers = [m for m in net.modules() if isinstance(m, (nn.Conv2d, nn.BatchNorm2d, nn.Linear))]
+    mods = [m for m in layers if not isinstance(m, nn.BatchNorm2d)]
+    if len(mods) != len(nodes):
+        raise ValueError(f"{path} has {len(nodes)} weighted layers, a {kind.__name__} {len(mods)}")
+    for node, mod in zip(nodes, mods):
+        following = layers[layers.index(mod) + 1] if mod is not layers[-1] else None
+        unfold(mod, following if isinstance(following, nn.BatchNorm2d) else None,
+               weights[node.input[1]], weights[node.input[2]])
+    net.eval()
+    x = torch.rand(2, 3, G.CLS_SIZE, G.CLS_SIZE) if kind is Classifier else torch.rand(1, 3, 96, 128)
+    ref = load_net(path)
+    ref.setInput(x.numpy())
+    gap = float(np.abs(net(x).numpy() - ref.forward()).max())
+    if gap > 1e-3:
+        raise ValueError(f"{path} read into a {kind.__name__} answers otherwise than OpenCV (by {gap:.2g})")
+    print(f"  starting from {path} (within {gap:.1g} of OpenCV's run)", flush=True)
+    return net
+
+
+@torch.no_grad()
+def unfold(layer: nn.Module, norm: nn.BatchNorm2d | None, weight: np.ndarray, bias: np.ndarray) -> None:
+    """Give ``layer`` an exported layer's weights. Where the export folded a
+    batch norm into it, ``norm`` gets the bias and is otherwise the identity."""
+    layer.weight.copy_(torch.tensor(weight))
+    if norm is None:
+        layer.bias.copy_(torch.tensor(bias))
+        return
+    norm.weight.fill_(1.0)
+    norm.bias.copy_(torch.tensor(bias))
+    norm.running_mean.zero_()
+    norm.running_var.fill_(1.0 - norm.eps)
+
+
+def freeze_norms(net: nn.Module) -> nn.Module:
+    """``net`` in training mode but for its batch norms, which keep their statistics."""
+    net.train()
+    for m in net.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            m.eval()
+    return net
+
+
+@torch.no_grad()
 def slim(wide: nn.Module, narrow: nn.Module) -> nn.Module:
     """``narrow`` with the weights of ``wide``'s strongest channels.
 
@@ -376,11 +458,7 @@ class DetectorTeacher:
         convs = [n for n in model.graph.node if n.op_type == "Conv"][:3]
         layers = [m for m in net.body if isinstance(m, (nn.Conv2d, nn.BatchNorm2d))]
         for node, conv, bn in zip(convs, layers[0::2], layers[1::2]):
-            conv.weight.copy_(torch.tensor(weights[node.input[1]]))
-            bn.weight.fill_(1.0)
-            bn.bias.copy_(torch.tensor(weights[node.input[2]]))
-            bn.running_mean.zero_()
-            bn.running_var.fill_(1.0 - bn.eps)
+            unfold(conv, bn, weights[node.input[1]], weights[node.input[2]])
         net.body.requires_grad_(False)
         net.body.eval()
 
@@ -397,10 +475,12 @@ def distil_detector(out, taught):
 
 
 def train_detector(rng, data, steps, batch=16, init: Path | None = None, widths=None, lr=3e-3, zoom=DET_ZOOM,
-                   teacher: DetectorTeacher | None = None):
+                   teacher: DetectorTeacher | None = None, exported: nn.Module | None = None):
     """With a ``teacher``, the detector takes the teacher's stem and also learns
-    its outputs (``distil_detector``), not only the labels."""
-    net = start(Detector, init, widths)
+    its outputs (``distil_detector``), not only the labels. ``exported``: as
+    for ``train_classifier``."""
+    net = exported if exported is not None else start(Detector, init, widths)
+    (freeze_norms if exported is not None else nn.Module.train)(net)
     if teacher is not None:
         teacher.graft_stem(net)
     opt = torch.optim.AdamW([p for p in net.parameters() if p.requires_grad], lr, weight_decay=1e-4)
@@ -438,10 +518,14 @@ def face_accuracy(net, data) -> float:
 
 
 def train_classifier(rng, data, steps, mined: Mined, batch=128, init: Path | None = None, every=None, lr=3e-3,
-                     widths=None, teacher: nn.Module | None = None, placed_share: float = 0.0):
+                     widths=None, teacher: nn.Module | None = None, placed_share: float = 0.0,
+                     exported: nn.Module | None = None, stretch: float = 1.0):
     """With a ``teacher``, the classifier also learns to give the teacher's
-    probabilities (``distil``), not only the labels."""
-    net = start(Classifier, init, widths)
+    probabilities (``distil``), not only the labels. ``exported``: a network
+    read back from its ONNX file (``from_onnx``) to go on from, its norms kept."""
+    net = exported if exported is not None else start(Classifier, init, widths)
+    training = freeze_norms if exported is not None else nn.Module.train
+    training(net)
     opt = torch.optim.AdamW(net.parameters(), lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=steps)
     lossf = nn.CrossEntropyLoss(label_smoothing=0.02)
@@ -452,7 +536,8 @@ def train_classifier(rng, data, steps, mined: Mined, batch=128, init: Path | Non
     t0 = time.time()
     for step in range(steps):
         picks = rng.choice(len(data), size=batch, p=weight)
-        samples = [cls_sample(rng, *data[i], mined.negatives[i], mined.placed[i], placed_share) for i in picks]
+        samples = [cls_sample(rng, *data[i], mined.negatives[i], mined.placed[i], placed_share, stretch)
+                   for i in picks]
         x = torch.from_numpy(G.to_blob([s[0] for s in samples]))
         y = torch.tensor([s[1] for s in samples])
         out = net(x)
@@ -467,7 +552,7 @@ def train_classifier(rng, data, steps, mined: Mined, batch=128, init: Path | Non
             print(f"  cls {step:5d} loss {loss.item():.3f} acc {acc:.3f} ({time.time() - t0:.0f}s)", flush=True)
         if every and (step + 1) % every[0] == 0 and step + 1 < steps:
             every[1](net.eval(), step + 1)
-            net.train()
+            training(net)
     return net.eval()
 
 
@@ -531,6 +616,13 @@ def main(argv=None) -> int:
     ap.add_argument("--ckpt", type=Path, default=Path("/tmp/dicetable-train"),
                     help="where the PyTorch weights are kept between runs (outside the repository)")
     ap.add_argument("--resume", action="store_true", help="start from the weights in --ckpt")
+    ap.add_argument("--start-onnx", type=Path, default=None,
+                    help="start from the exported networks in this folder (e.g. vision/models) instead of --ckpt: "
+                         "dice_detector.onnx and the classifier --cls-name train on (the weights such a run "
+                         "leaves in --ckpt go on only this way again, from the files it exports)")
+    ap.add_argument("--cls-stretch", type=float, default=1.0,
+                    help="make the dice of half the classifier's crops up to this many times wider or narrower "
+                         "than high, as photos resized to another shape show them (1 keeps them as they are)")
     args = ap.parse_args(argv)
 
     torch.set_num_threads(args.threads)
@@ -553,10 +645,11 @@ def main(argv=None) -> int:
     if args.det_steps > 0:
         det = train_detector(rng, data, args.det_steps, init=det_pt if args.resume else None,
                              widths=args.det_widths, lr=args.det_lr, zoom=args.det_zoom,
-                             teacher=DetectorTeacher(args.det_teacher) if args.det_teacher else None)
+                             teacher=DetectorTeacher(args.det_teacher) if args.det_teacher else None,
+                             exported=from_onnx(Detector, args.start_onnx / "dice_detector.onnx") if args.start_onnx else None)
         torch.save(det.state_dict(), det_pt)
     else:  # classifier only: mine with the kept detector
-        det = load(Detector, det_pt).eval()
+        det = from_onnx(Detector, args.start_onnx / "dice_detector.onnx") if args.start_onnx else load(Detector, det_pt).eval()
     export(det, torch.zeros(1, 3, 160, 160), args.out / "dice_detector.onnx",
            {"input": {2: "h", 3: "w"}, "output": {2: "gh", 3: "gw"}})
     if args.cls_steps <= 0:
@@ -574,7 +667,8 @@ def main(argv=None) -> int:
     cls = train_classifier(rng, data, args.cls_steps, mined, init=cls_pt if args.resume else None,
                            every=every, lr=args.cls_lr, widths=args.cls_widths,
                            teacher=load(Classifier, args.teacher).eval() if args.teacher else None,
-                           placed_share=args.placed)
+                           placed_share=args.placed, stretch=args.cls_stretch,
+                           exported=from_onnx(Classifier, args.start_onnx / args.cls_name) if args.start_onnx else None)
     torch.save(cls.state_dict(), cls_pt)
     print(f"  final: {face_accuracy(cls, real):.4f} of the labelled dice read right", flush=True)
     export(cls, cls_shape, args.out / args.cls_name, cls_axes)
