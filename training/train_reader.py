@@ -624,6 +624,8 @@ def main(argv=None) -> int:
                     help="make the dice of half the classifier's crops up to this many times wider or narrower "
                          "than high, as photos resized to another shape show them (1 keeps them as they are)")
     args = ap.parse_args(argv)
+    if args.start_onnx and args.resume:
+        ap.error("--start-onnx and --resume start from different weights: give one of them")
 
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
@@ -642,14 +644,18 @@ def main(argv=None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     args.ckpt.mkdir(parents=True, exist_ok=True)
     det_pt, cls_pt = args.ckpt / "detector.pt", args.ckpt / "classifier.pt"
+
+    def exported(kind, name: str) -> nn.Module | None:
+        return from_onnx(kind, args.start_onnx / name) if args.start_onnx else None
+
     if args.det_steps > 0:
         det = train_detector(rng, data, args.det_steps, init=det_pt if args.resume else None,
                              widths=args.det_widths, lr=args.det_lr, zoom=args.det_zoom,
                              teacher=DetectorTeacher(args.det_teacher) if args.det_teacher else None,
-                             exported=from_onnx(Detector, args.start_onnx / "dice_detector.onnx") if args.start_onnx else None)
+                             exported=exported(Detector, "dice_detector.onnx"))
         torch.save(det.state_dict(), det_pt)
     else:  # classifier only: mine with the kept detector
-        det = from_onnx(Detector, args.start_onnx / "dice_detector.onnx") if args.start_onnx else load(Detector, det_pt).eval()
+        det = exported(Detector, "dice_detector.onnx") if args.start_onnx else load(Detector, det_pt).eval()
     export(det, torch.zeros(1, 3, 160, 160), args.out / "dice_detector.onnx",
            {"input": {2: "h", 3: "w"}, "output": {2: "gh", 3: "gw"}})
     if args.cls_steps <= 0:
@@ -668,7 +674,7 @@ def main(argv=None) -> int:
                            every=every, lr=args.cls_lr, widths=args.cls_widths,
                            teacher=load(Classifier, args.teacher).eval() if args.teacher else None,
                            placed_share=args.placed, stretch=args.cls_stretch,
-                           exported=from_onnx(Classifier, args.start_onnx / args.cls_name) if args.start_onnx else None)
+                           exported=exported(Classifier, args.cls_name))
     torch.save(cls.state_dict(), cls_pt)
     print(f"  final: {face_accuracy(cls, real):.4f} of the labelled dice read right", flush=True)
     export(cls, cls_shape, args.out / args.cls_name, cls_axes)
