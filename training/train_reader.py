@@ -330,23 +330,16 @@ def from_onnx(kind, path: Path) -> nn.Module:
     keeps it so while training goes on (its running statistics would otherwise
     move away from what the weights were folded with). Checked against OpenCV's
     run of the file, as the reader runs it."""
-    import onnx
-    from onnx import numpy_helper
-
-    model = onnx.load(str(path))
-    weights = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
-    nodes = [n for n in model.graph.node if n.op_type in ("Conv", "Gemm")]
-    widths = tuple(int(weights[n.input[1]].shape[0]) for n in nodes if n.op_type == "Conv"
-                   and weights[n.input[1]].shape[-1] == 3)
+    exported = onnx_layers(path, ("Conv", "Gemm"))
+    widths = tuple(int(w.shape[0]) for w, _ in exported if w.ndim == 4 and w.shape[-1] == 3)
     net = kind(widths[:-1] if kind is Detector else widths)  # the detector's last 3x3 is its head
     layers = [m for m in net.modules() if isinstance(m, (nn.Conv2d, nn.BatchNorm2d, nn.Linear))]
     mods = [m for m in layers if not isinstance(m, nn.BatchNorm2d)]
-    if len(mods) != len(nodes):
-        raise ValueError(f"{path} has {len(nodes)} weighted layers, a {kind.__name__} {len(mods)}")
-    for node, mod in zip(nodes, mods):
+    if len(mods) != len(exported):
+        raise ValueError(f"{path} has {len(exported)} weighted layers, a {kind.__name__} {len(mods)}")
+    for (weight, bias), mod in zip(exported, mods):
         following = layers[layers.index(mod) + 1] if mod is not layers[-1] else None
-        unfold(mod, following if isinstance(following, nn.BatchNorm2d) else None,
-               weights[node.input[1]], weights[node.input[2]])
+        unfold(mod, following if isinstance(following, nn.BatchNorm2d) else None, weight, bias)
     net.eval()
     x = torch.rand(2, 3, G.CLS_SIZE, G.CLS_SIZE) if kind is Classifier else torch.rand(1, 3, 96, 128)
     ref = load_net(path)
@@ -356,6 +349,16 @@ def from_onnx(kind, path: Path) -> nn.Module:
         raise ValueError(f"{path} read into a {kind.__name__} answers otherwise than OpenCV (by {gap:.2g})")
     print(f"  starting from {path} (within {gap:.1g} of OpenCV's run)", flush=True)
     return net
+
+
+def onnx_layers(path: Path, ops: tuple[str, ...]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Weight and bias of each node of these ``ops`` in an exported network, in graph order."""
+    import onnx
+    from onnx import numpy_helper
+
+    model = onnx.load(str(path))
+    weights = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+    return [(weights[n.input[1]], weights[n.input[2]]) for n in model.graph.node if n.op_type in ops]
 
 
 @torch.no_grad()
@@ -450,15 +453,10 @@ class DetectorTeacher:
         into them, as the export leaves it) and keep them: the stem is the
         same shape in both, so the new detector only has to learn what it
         does with the stem's map."""
-        import onnx
-        from onnx import numpy_helper
-
-        model = onnx.load(str(self.path))
-        weights = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
-        convs = [n for n in model.graph.node if n.op_type == "Conv"][:3]
+        convs = onnx_layers(self.path, ("Conv",))[:3]
         layers = [m for m in net.body if isinstance(m, (nn.Conv2d, nn.BatchNorm2d))]
-        for node, conv, bn in zip(convs, layers[0::2], layers[1::2]):
-            unfold(conv, bn, weights[node.input[1]], weights[node.input[2]])
+        for (weight, bias), conv, bn in zip(convs, layers[0::2], layers[1::2]):
+            unfold(conv, bn, weight, bias)
         net.body.requires_grad_(False)
         net.body.eval()
 
