@@ -10,8 +10,10 @@ import numpy as np
 import pytest
 
 from vision.model import ReadStatus
+from vision.reader import geometry as G
 from vision.reader import read as R
-from vision.reader.judge import SURE_ALONE
+from vision.reader.judge import SURE_ALONE, SURE_WITH_PIPS
+from vision.reader.pips import PipCount
 from vision.reader.read import read_dice
 
 SURE_DIE, DOUBTFUL_DIE = (16, 12), (40, 30)  # detector cells (x, y) of the two dice
@@ -85,3 +87,19 @@ def test_a_roll_sure_at_first_sight_costs_no_second_look():
 def test_the_eight_views_are_eight_different_angles():
     angles = [0.0, R.SECOND_VIEW_DEG, *R.MORE_VIEWS_DEG[False], *R.MORE_VIEWS_DEG[True]]
     assert len({a % 360 for a in angles}) == 8
+
+
+@pytest.mark.parametrize(("coarse", "fine", "status"), [
+    (0, 4, ReadStatus.OK),          # only the fine crop gives a clear count, and it names the networks' 4
+    (0, 0, ReadStatus.UNCERTAIN),   # no clear count: the networks alone need SURE_ALONE
+    (3, 4, ReadStatus.UNCERTAIN),   # the counters disagree: no clear count, not agreement
+    (4, 3, ReadStatus.OK),          # the count on the networks' crop agrees: it stands
+])
+def test_both_pip_counts_reach_the_judge_through_agreed_count(monkeypatch, coarse, fine, status):
+    # The doubtful die reads 4 at 0.87 in every view: under SURE_ALONE, over SURE_WITH_PIPS.
+    monkeypatch.setattr(R, "count_pips", lambda crop: PipCount(coarse if crop.shape[0] == G.CLS_SIZE else -1))
+    monkeypatch.setattr(R, "count_pips_fine", lambda frame, cx, cy, side: PipCount(fine))
+    views = [[probs(2, 0.999), probs(4, 0.87)], [probs(4, 0.87)] * 3]
+    read = read_dice(FRAME, expect=2, nets=ScriptedNets(first=views, second=views))
+    assert SURE_WITH_PIPS <= 0.87 < SURE_ALONE
+    assert read.status == status and sorted(read.values) == [2, 4]

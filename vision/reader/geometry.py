@@ -54,15 +54,17 @@ def _shrink(frame: np.ndarray, nw: int, nh: int) -> np.ndarray:
     return small
 
 
-def crop_die(frame: np.ndarray, cx: float, cy: float, side: float, angle_deg: float = 0.0) -> np.ndarray:
-    """A CLS_SIZE square crop centred on (cx, cy), CROP_FACTOR times ``side`` wide."""
+def crop_die(frame: np.ndarray, cx: float, cy: float, side: float, angle_deg: float = 0.0,
+             size: int = CLS_SIZE) -> np.ndarray:
+    """A ``size`` square crop (the networks' CLS_SIZE unless said) centred on
+    (cx, cy), CROP_FACTOR times ``side`` wide."""
     span = max(side * CROP_FACTOR, 4.0)
-    k = CLS_SIZE / span
+    k = size / span
     m = cv2.getRotationMatrix2D((cx, cy), angle_deg, k)
-    m[0, 2] += CLS_SIZE / 2 - cx
-    m[1, 2] += CLS_SIZE / 2 - cy
+    m[0, 2] += size / 2 - cx
+    m[1, 2] += size / 2 - cy
     interp = cv2.INTER_AREA if k < 1 else cv2.INTER_LINEAR
-    return cv2.warpAffine(frame, m, (CLS_SIZE, CLS_SIZE), flags=interp, borderMode=cv2.BORDER_REPLICATE)
+    return cv2.warpAffine(frame, m, (size, size), flags=interp, borderMode=cv2.BORDER_REPLICATE)
 
 
 def to_blob(images: list[np.ndarray]) -> np.ndarray:

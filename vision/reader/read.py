@@ -12,7 +12,7 @@ from vision.reader import geometry as G
 from vision.reader.detect import Candidate, close_up_candidates, find_candidates
 from vision.reader.judge import DIE_PEAK, FAINT_PEAK, SAME_DIE, Evidence, face, is_die, is_sure, judge, pips_can_matter
 from vision.reader.nets import DiceNets, ModelMissing, default_nets
-from vision.reader.pips import PipCount, count_pips
+from vision.reader.pips import PipCount, agreed_count, count_pips, count_pips_fine
 
 #: Each likely die is read twice: by the first classifier, then turned by this
 #: angle by the second classifier. A value only one network, or one angle, sees
@@ -75,12 +75,13 @@ def _bad_frame(frame: object) -> str | None:
 class Look:
     """The evidence at every candidate place, and what a second look reuses of
     it, per place: each network's probabilities (None where only one network
-    looked), the straight crop, and the pip count (None where not taken)."""
+    looked), the straight crop, and the pip counts on the networks' crop and
+    on the fine one (None where not taken)."""
 
     evidence: list[Evidence]
     views: list[tuple[np.ndarray, np.ndarray] | None]
     straight: list[np.ndarray]
-    pips: list[PipCount | None]
+    pips: list[tuple[PipCount, PipCount] | None]
 
 
 def _evidence(frame: np.ndarray, nets: DiceNets, cands: list[Candidate], expect: int | None) -> list[Evidence]:
@@ -116,10 +117,10 @@ def first_look(frame: np.ndarray, nets: DiceNets, cands: list[Candidate], expect
         a, b = first[i], turned.get(i)
         probs, agree = (a, True) if b is None else ((a + b) / 2, face(a) == face(b))
         die = is_die(c.score, probs)
-        pips = count_pips(straight[i]) if b is not None and die and pips_can_matter(probs, agree) else None
+        pips = _pip_counts(frame, straight[i], c) if b is not None and die and pips_can_matter(probs, agree) else None
         views.append(None if b is None else (a, b))
         counts.append(pips)
-        shown = pips or PipCount(0)
+        shown = agreed_count(*pips, face(probs)) if pips else PipCount(0)
         evidence.append(Evidence(c.cx, c.cy, c.side, c.score, tuple(float(p) for p in probs), agree,
                                  shown.count, shown.highlight))
         if die:
@@ -131,12 +132,18 @@ def first_look(frame: np.ndarray, nets: DiceNets, cands: list[Candidate], expect
     return Look(evidence, views, straight, counts)
 
 
+def _pip_counts(frame: np.ndarray, straight: np.ndarray, place: Candidate | Evidence) -> tuple[PipCount, PipCount]:
+    """The pips of the die at ``place`` counted on its ``straight`` crop and on
+    the fine one (``pips.agreed_count`` weighs the two against the networks)."""
+    return count_pips(straight), count_pips_fine(frame, place.cx, place.cy, place.side)
+
+
 def second_look(frame: np.ndarray, nets: DiceNets, look: Look, which: list[int]) -> list[Evidence]:
     """The evidence with the places at ``which`` read again at ``MORE_VIEWS_DEG``:
     their probabilities become the average of all eight views, and the views
-    agree when the two networks' averages name the same value. The pip count
-    of the first look is kept, and taken where it was not and can now change
-    the verdict."""
+    agree when the two networks' averages name the same value. The pip counts
+    of the first look are kept, and taken where they were not and can now
+    change the verdict; they are weighed again against the new value."""
     out = list(look.evidence)
     which = [i for i in which if look.views[i] is not None]
     if not which:
@@ -151,9 +158,10 @@ def second_look(frame: np.ndarray, nets: DiceNets, look: Look, which: list[int])
         a = (a0 + more[False][k * n:(k + 1) * n].sum(axis=0)) / (n + 1)
         b = (b0 + more[True][k * n:(k + 1) * n].sum(axis=0)) / (n + 1)
         probs, agree = (a + b) / 2, face(a) == face(b)
-        pips = look.pips[i]
-        if pips is None:  # not taken on the first look: take it if it can now matter
-            pips = count_pips(look.straight[i]) if pips_can_matter(probs, agree, second_look=True) else PipCount(0)
+        counts = look.pips[i]
+        if counts is None and pips_can_matter(probs, agree, second_look=True):  # not taken on the first look
+            counts = _pip_counts(frame, look.straight[i], e)
+        pips = agreed_count(*counts, face(probs)) if counts else PipCount(0)
         out[i] = replace(e, probs=tuple(float(p) for p in probs), views_agree=agree, pips=pips.count,
                          highlight=pips.highlight, second_look=True)
     return out
