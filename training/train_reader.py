@@ -384,6 +384,12 @@ def freeze_norms(net: nn.Module) -> nn.Module:
     return net
 
 
+def training_mode(exported: nn.Module | None):
+    """How a network is put back to training: ``freeze_norms`` for one read
+    back from its exported file (``exported``, see ``from_onnx``), else ``nn.Module.train``."""
+    return freeze_norms if exported is not None else nn.Module.train
+
+
 @torch.no_grad()
 def slim(wide: nn.Module, narrow: nn.Module) -> nn.Module:
     """``narrow`` with the weights of ``wide``'s strongest channels.
@@ -478,7 +484,7 @@ def train_detector(rng, data, steps, batch=16, init: Path | None = None, widths=
     its outputs (``distil_detector``), not only the labels. ``exported``: as
     for ``train_classifier``."""
     net = exported if exported is not None else start(Detector, init, widths)
-    (freeze_norms if exported is not None else nn.Module.train)(net)
+    training_mode(exported)(net)
     if teacher is not None:
         teacher.graft_stem(net)
     opt = torch.optim.AdamW([p for p in net.parameters() if p.requires_grad], lr, weight_decay=1e-4)
@@ -522,7 +528,7 @@ def train_classifier(rng, data, steps, mined: Mined, batch=128, init: Path | Non
     probabilities (``distil``), not only the labels. ``exported``: a network
     read back from its ONNX file (``from_onnx``) to go on from, its norms kept."""
     net = exported if exported is not None else start(Classifier, init, widths)
-    training = freeze_norms if exported is not None else nn.Module.train
+    training = training_mode(exported)
     training(net)
     opt = torch.optim.AdamW(net.parameters(), lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=steps)
