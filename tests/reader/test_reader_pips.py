@@ -14,14 +14,15 @@ _LAYOUT = {1: [(0, 0)], 2: [(-1, -1), (1, 1)], 3: [(-1, -1), (0, 0), (1, 1)],
            6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)]}
 
 
-def _drawn_die(value: int, side: int) -> tuple[np.ndarray, tuple[float, float]]:
-    """A white die of ``side`` px with black pips on a grey-green table, and its centre."""
+def _drawn_die(value: int, side: int, row_gap: float = 0.27) -> tuple[np.ndarray, tuple[float, float]]:
+    """A white die of ``side`` px with black pips on a grey-green table, and its centre.
+    Pips lie 0.27 of the side from the centre across, ``row_gap`` of it up and down."""
     frame = np.full((240, 240, 3), (70, 110, 60), np.uint8)
     cx = cy = 120.0
     h = side / 2
     cv2.rectangle(frame, (round(cx - h), round(cy - h)), (round(cx + h), round(cy + h)), (235, 235, 235), -1)
     for dx, dy in _LAYOUT[value]:
-        centre = (round(cx + dx * side * 0.27), round(cy + dy * side * 0.27))
+        centre = (round(cx + dx * side * 0.27), round(cy + dy * side * row_gap))
         cv2.circle(frame, centre, max(1, round(side * 0.09)), (20, 20, 20), -1, cv2.LINE_AA)
     return frame, (cx, cy)
 
@@ -46,15 +47,8 @@ def _close_six(side: int, gap: float) -> tuple[np.ndarray, tuple[float, float]]:
     """A 6 whose pips lie ``gap`` of the side apart down each column (a drawn
     die has 0.27), softly focused: at one low cut the pips of a column run
     together into one long blob, at a high one they stand apart."""
-    frame = np.full((240, 240, 3), (70, 110, 60), np.uint8)
-    cx = cy = 120.0
-    h = side / 2
-    cv2.rectangle(frame, (round(cx - h), round(cy - h)), (round(cx + h), round(cy + h)), (235, 235, 235), -1)
-    for dx in (-1, 1):
-        for dy in (-1, 0, 1):
-            centre = (round(cx + dx * side * 0.27), round(cy + dy * side * gap))
-            cv2.circle(frame, centre, round(side * 0.09), (20, 20, 20), -1, cv2.LINE_AA)
-    return cv2.GaussianBlur(frame, (0, 0), 1.5), (cx, cy)
+    frame, centre = _drawn_die(6, side, row_gap=gap)
+    return cv2.GaussianBlur(frame, (0, 0), 1.5), centre
 
 
 @pytest.mark.parametrize(("side", "gap"), [(40, 0.24), (56, 0.22), (72, 0.2)])
