@@ -3,10 +3,11 @@
 The close-up look (``vision.reader.read._as_close_up``) reads again, at a
 coarse scale, an uncalibrated frame the usual look could not read or read as
 nothing but 1s. This reads each labelled image twice, once with the usual
-look only (the look replaced by one that keeps the usual read) and once as
-the reader is, and prints per folder: per-die accuracy, ``ok`` rolls, silent
-misreads (``ok`` but wrong) and the mean time, for each, and the images whose
-read changed. Make close-up folders with ``python -m vision.benchtool.altered
+look only (``read_dice(..., close_up=False)``) and once as the reader is,
+scores both as ``dicetable bench`` does (dice matched to labels by place),
+and prints per folder: per-die accuracy, ``ok`` rolls, silent misreads
+(``ok`` but wrong) and the mean time, for each, and the images whose read
+changed. Make close-up folders with ``python -m vision.benchtool.altered
 FOLDER OUT --close-up 0.6`` (docs/vision.md, "Close-ups").
 
 Usage::
@@ -18,66 +19,39 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
+from functools import partial
 from typing import get_args
 
 import cv2
 
-from vision.benchtool.labels import LabelledImage, load_folder
+from vision.benchtool.labels import load_folder
+from vision.benchtool.run import ImageResult, run
 from vision.benchtool.split import Split, select
-from vision.model import DiceRead, ReadStatus
-from vision.reader import read as reader
-
-
-@contextmanager
-def usual_look_only() -> Iterator[None]:
-    """The reader as it was before the close-up look: the usual read is kept."""
-    real = reader._as_close_up
-    reader._as_close_up = lambda *args: args[-1]
-    try:
-        yield
-    finally:
-        reader._as_close_up = real
-
-
-def _tally(tally: Counter, item: LabelledImage, read: DiceRead) -> None:
-    right = sum((Counter(item.values) & Counter(read.values)).values())
-    tally["rolls"] += 1
-    tally["dice"] += len(item.dice)
-    tally["dice_right"] += right
-    tally["ok"] += read.status == ReadStatus.OK
-    tally["silent"] += read.status == ReadStatus.OK and sorted(read.values) != sorted(item.values)
-    tally["ms"] += read.ms
+from vision.model import ReadStatus
+from vision.reader import read_dice
 
 
 def compare(folder: str, split: Split, count: bool) -> dict:
-    """Both readers on one folder: their tallies and the images read differently."""
-    tallies = {"usual": Counter(), "with_close_up": Counter()}
-    changed = []
-    for item in select(load_folder(folder), split):
-        frame = cv2.imread(str(item.path), cv2.IMREAD_COLOR)
-        if frame is None:
-            continue
-        expect = len(item.dice) if count else None
-        with usual_look_only():
-            usual = reader.read_dice(frame, expect=expect)
-        new = reader.read_dice(frame, expect=expect)
-        _tally(tallies["usual"], item, usual)
-        _tally(tallies["with_close_up"], item, new)
-        if (usual.status, usual.values) != (new.status, new.values):
-            changed.append({"image": item.path.name, "labels": list(item.values),
-                            "usual": [usual.status.value, list(usual.values)],
-                            "with_close_up": [new.status.value, list(new.values)]})
+    """Both readers on one folder, scored as ``dicetable bench`` scores them:
+    their figures and the images read differently."""
+    items = select(load_folder(folder), split)
+    usual = run(items, partial(read_dice, close_up=False), give_count=count)
+    new = run(items, read_dice, give_count=count)
+    changed = [{"image": a.item.path.name, "labels": list(a.item.values),
+                "usual": [a.read.status.value, list(a.read.values)],
+                "with_close_up": [b.read.status.value, list(b.read.values)]}
+               for a, b in zip(usual, new, strict=True)
+               if (a.read.status, a.read.values) != (b.read.status, b.read.values)]
     return {"folder": folder, "split": split, "count_given": count, "changed": changed,
-            **{name: _figures(t) for name, t in tallies.items()}}
+            "usual": _figures(usual), "with_close_up": _figures(new)}
 
 
-def _figures(t: Counter) -> dict:
-    rolls, dice = max(t["rolls"], 1), max(t["dice"], 1)
-    return {"rolls": t["rolls"], "per_die_accuracy": t["dice_right"] / dice, "ok_rate": t["ok"] / rolls,
-            "silent_misread_rolls": t["silent"], "ms_mean": t["ms"] / rolls}
+def _figures(results: list[ImageResult]) -> dict:
+    rolls, dice = max(len(results), 1), max(sum(r.score.labelled for r in results), 1)
+    return {"rolls": len(results), "per_die_accuracy": sum(r.score.correct for r in results) / dice,
+            "ok_rate": sum(r.read.status == ReadStatus.OK for r in results) / rolls,
+            "silent_misread_rolls": sum(r.score.silent for r in results),
+            "ms_mean": sum(r.read.ms for r in results) / rolls}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -26,20 +26,15 @@ SHAPE = (480, 640, 3)
 BIG = DIE_PX_BAND[1] * 640 / DET_LONG_SIDE  # the smallest close-up die in a 640x480 frame
 
 
-def usual_look_only(monkeypatch):
-    monkeypatch.setattr(R, "_as_close_up", lambda *args: args[-1])
-
-
 @pytest.mark.parametrize("value", range(1, 7))
-def test_a_die_filling_half_the_frame_is_read(draw_table, monkeypatch, value):
+def test_a_die_filling_half_the_frame_is_read(draw_table, value):
     frame = draw_table([(320, 240, value)], side=250, seed=value)
     for expect in (1, None):
         read = read_dice(frame, expect=expect)
         assert read.status == ReadStatus.OK, read.reason
         assert read.values == (value,)
         assert read.dice[0].box[2] >= BIG
-    usual_look_only(monkeypatch)
-    assert read_dice(frame, expect=1).status != ReadStatus.OK  # the usual look sees its pips, not the die
+    assert read_dice(frame, expect=1, close_up=False).status != ReadStatus.OK  # the usual look sees its pips, not the die
 
 
 def test_a_calibrated_table_never_looks_for_close_ups(draw_table, monkeypatch):
@@ -224,4 +219,3 @@ def test_the_bench_pairs_the_reader_with_and_without_its_close_up_look(draw_tabl
     assert result["usual"]["ok_rate"] == 0.0 and result["with_close_up"]["ok_rate"] == 1.0
     assert result["with_close_up"]["per_die_accuracy"] == 1.0
     assert [c["image"] for c in result["changed"]] == ["big_1.png"]
-    assert R._as_close_up is not None and R._as_close_up.__name__ == "_as_close_up"  # put back after the bench

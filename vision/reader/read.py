@@ -168,11 +168,13 @@ def second_look(frame: np.ndarray, nets: DiceNets, look: Look, which: list[int])
 
 
 def read_dice(frame: np.ndarray, expect: int | None = None, calibration: Calibration | None = None,
-              nets: DiceNets | None = None) -> DiceRead:
+              nets: DiceNets | None = None, close_up: bool = True) -> DiceRead:
     """Read the dice in one still BGR frame. Never raises on a bad frame: returns ``no_read``.
 
     ``ms`` counts the reading only: loading the networks (once per process,
-    on the first call) happens before the clock starts.
+    on the first call) happens before the clock starts. ``close_up=False``
+    leaves out the close-up look (``_as_close_up``), so that a bench can
+    measure what that look adds; a table always reads with it.
     """
     try:
         nets = nets or default_nets()
@@ -198,7 +200,7 @@ def read_dice(frame: np.ndarray, expect: int | None = None, calibration: Calibra
     try:
         evidence = _evidence(frame, nets, find_candidates(frame, nets, die_size, FAINT_PEAK), expect)
         read = judge(evidence, expect, frame.shape, mask, die_size)
-        if die_size is None and (read.status is not ReadStatus.OK or _all_ones(read)):
+        if close_up and die_size is None and (read.status is not ReadStatus.OK or _all_ones(read)):
             read = _as_close_up(frame, nets, expect, mask, evidence, read)
     except cv2.error as exc:
         return done(DiceRead(ReadStatus.NO_READ, (), f"could not process the frame: {exc}".splitlines()[0]))
