@@ -117,10 +117,10 @@ def first_look(frame: np.ndarray, nets: DiceNets, cands: list[Candidate], expect
         a, b = first[i], turned.get(i)
         probs, agree = (a, True) if b is None else ((a + b) / 2, face(a) == face(b))
         die = is_die(c.score, probs)
-        pips = _pip_counts(frame, straight[i], c) if b is not None and die and pips_can_matter(probs, agree) else None
+        both = _pip_counts(frame, straight[i], c) if b is not None and die and pips_can_matter(probs, agree) else None
         views.append(None if b is None else (a, b))
-        counts.append(pips)
-        shown = agreed_count(*pips, face(probs)) if pips else PipCount(0)
+        counts.append(both)
+        shown = agreed_count(*both, face(probs)) if both else PipCount(0)
         evidence.append(Evidence(c.cx, c.cy, c.side, c.score, tuple(float(p) for p in probs), agree,
                                  shown.count, shown.highlight))
         if die:
@@ -158,12 +158,12 @@ def second_look(frame: np.ndarray, nets: DiceNets, look: Look, which: list[int])
         a = (a0 + more[False][k * n:(k + 1) * n].sum(axis=0)) / (n + 1)
         b = (b0 + more[True][k * n:(k + 1) * n].sum(axis=0)) / (n + 1)
         probs, agree = (a + b) / 2, face(a) == face(b)
-        counts = look.pips[i]
-        if counts is None and pips_can_matter(probs, agree, second_look=True):  # not taken on the first look
-            counts = _pip_counts(frame, look.straight[i], e)
-        pips = agreed_count(*counts, face(probs)) if counts else PipCount(0)
-        out[i] = replace(e, probs=tuple(float(p) for p in probs), views_agree=agree, pips=pips.count,
-                         highlight=pips.highlight, second_look=True)
+        both = look.pips[i]
+        if both is None and pips_can_matter(probs, agree, second_look=True):  # not taken on the first look
+            both = _pip_counts(frame, look.straight[i], e)
+        shown = agreed_count(*both, face(probs)) if both else PipCount(0)
+        out[i] = replace(e, probs=tuple(float(p) for p in probs), views_agree=agree, pips=shown.count,
+                         highlight=shown.highlight, second_look=True)
     return out
 
 
