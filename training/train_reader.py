@@ -659,7 +659,9 @@ def main(argv=None) -> int:
                              exported=exported(Detector, "dice_detector.onnx"))
         torch.save(det.state_dict(), det_pt)
     else:  # classifier only: mine with the kept detector
-        det = exported(Detector, "dice_detector.onnx") if args.start_onnx else load(Detector, det_pt).eval()
+        det = exported(Detector, "dice_detector.onnx")
+        if det is None:
+            det = load(Detector, det_pt).eval()
     export(det, torch.zeros(1, 3, 160, 160), args.out / "dice_detector.onnx",
            {"input": {2: "h", 3: "w"}, "output": {2: "gh", 3: "gw"}})
     if args.cls_steps <= 0:
