@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Literal
 
 from controller.rules.config import TableConfig
-from controller.rules.dice import FACES
+from controller.rules.dice import is_face
 from controller.rules.events import Bet, Remove
 from controller.rules.kinds import BetKind, kind_of
 from controller.rules.layout import Layout, Wager, check_stake, find, put, without
@@ -79,7 +79,7 @@ def check_dice(dice: tuple[int, ...], count: int, rule: str) -> None:
     """Refuse a roll with the wrong number of dice or a face that is not 1 to 6."""
     if len(dice) != count:
         raise BetRejected(f"this game throws {count} dice, the roll has {len(dice)}", rule)
-    if any(d not in FACES for d in dice):
+    if not all(is_face(d) for d in dice):
         raise BetRejected(f"a die shows 1 to 6, the roll has {list(dice)}", rule)
 
 

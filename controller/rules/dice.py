@@ -6,6 +6,14 @@ from itertools import product
 FACES = range(1, 7)
 
 
+def is_face(value: object) -> bool:
+    """Whether ``value`` is what a die can show: a whole number 1 to 6.
+
+    Not a bool: Python counts ``True`` as 1, so ``True in FACES`` holds, and
+    a true/false that reached a roll would be settled as an ace."""
+    return isinstance(value, int) and not isinstance(value, bool) and value in FACES
+
+
 def all_rolls(count: int) -> list[tuple[int, ...]]:
     """Every ordered outcome of ``count`` fair dice (36 for two, 216 for three), equally likely."""
     return list(product(FACES, repeat=count))

@@ -46,6 +46,7 @@ from enum import Enum
 from typing import Any, Mapping
 
 from controller.rules import BetRejected, TableConfig
+from controller.rules.dice import is_face
 from controller.table import rules_port
 from hardware.gpio.events import ButtonEvent
 from hardware.gpio.manual_entry import EntryStatus, ManualEntry, ManualEntryError
@@ -207,9 +208,7 @@ def _spin_done(state: TableState, event: Mapping[str, Any]) -> Step:
 
 
 def _dice(value: Any, count: int, what: str) -> tuple[int, ...]:
-    if not isinstance(value, (list, tuple)) or not all(
-        isinstance(d, int) and not isinstance(d, bool) and 1 <= d <= 6 for d in value
-    ):
+    if not isinstance(value, (list, tuple)) or not all(is_face(d) for d in value):
         raise Refused(f"{what}: dice must be a list of values 1 to 6, got {value!r}")
     if len(value) != count:
         raise Refused(f"{what}: this game throws {count} dice, got {len(value)}")
@@ -228,7 +227,7 @@ def _read(state: TableState, event: Mapping[str, Any]) -> Step:
     if status == "no_read":
         # What the camera half-saw is kept as the hand entry's starting point only when it is a whole
         # roll; a wrong count (dice stacked, a hand in view) is no suggestion at all.
-        seen = tuple(d for d in raw_dice if isinstance(d, int) and not isinstance(d, bool) and 1 <= d <= 6)
+        seen = tuple(d for d in raw_dice if is_face(d))
         dice: tuple[int, ...] = seen if len(seen) == state.dice_count else ()
     else:
         dice = _dice(raw_dice, state.dice_count, "read")

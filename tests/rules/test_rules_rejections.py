@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from controller.rules import BetRejected, MalformedEvent, TableConfig, apply, new_game, open_bets, parse_event
+from controller.rules import BetRejected, MalformedEvent, Roll, TableConfig, apply, new_game, open_bets, parse_event
 from rules_helpers import bet, play, refused, remove, roll
 
 
@@ -90,6 +90,16 @@ def test_refused_with_its_rule(game, setup, event, rule):
     line = rejection.to_json(event)
     assert line["event"] == "rejected" and line["refused"] == event["event"]
     assert line["rule"] == rule and line["reason"] == rejection.reason
+
+
+@pytest.mark.parametrize("dice", [(True, 6), (6, False), (0, 6), (7, 1), (2.0, 5)])
+def test_the_engine_itself_refuses_a_face_that_is_not_1_to_6(dice):
+    """Events from JSON are checked before they reach the engine, but the engine
+    is a public API of its own: a bool (which Python counts as 0 or 1) is no face."""
+    state = new_game("craps")
+    with pytest.raises(BetRejected) as info:
+        apply(state, Roll(dice=dice))
+    assert info.value.rule == "§4620.3(a)(2)" and "1 to 6" in info.value.reason
 
 
 def test_inside_bets_are_open_again_after_the_dealers_roll():
