@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from controller.rules import BetRejected, MalformedEvent, Roll, TableConfig, apply, new_game, open_bets, parse_event
+from controller.rules import Bet, BetRejected, MalformedEvent, Roll, TableConfig, apply, new_game, open_bets, parse_event
 from rules_helpers import bet, play, refused, remove, roll
 
 
@@ -100,6 +100,19 @@ def test_the_engine_itself_refuses_a_face_that_is_not_1_to_6(dice):
     with pytest.raises(BetRejected) as info:
         apply(state, Roll(dice=dice))
     assert info.value.rule == "§4620.3(a)(2)" and "1 to 6" in info.value.reason
+
+
+@pytest.mark.parametrize("game,event", [
+    ("craps", Bet(seat="A", bet="pass", amount=True)),
+    ("craps", Bet(seat="A", bet="pass", amount=500.0)),
+    ("craps", Bet(seat="A", bet="place", amount=500, number=6.0)),
+    ("hazard", Bet(seat="A", bet="raffle", amount=100, number=True)),
+])
+def test_the_engine_itself_refuses_an_amount_or_number_that_is_not_a_whole_number(game, event):
+    """A bool or a float would otherwise pass as 1 cent, $5 or a 6, and reach the layout and the journal."""
+    state = new_game(game)
+    with pytest.raises(BetRejected):
+        apply(state, event)
 
 
 def test_inside_bets_are_open_again_after_the_dealers_roll():
