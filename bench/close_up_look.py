@@ -25,9 +25,8 @@ from typing import get_args
 import cv2
 
 from vision.benchtool.labels import load_folder
-from vision.benchtool.run import ImageResult, run
+from vision.benchtool.run import ImageResult, run, summarise
 from vision.benchtool.split import Split, select
-from vision.model import ReadStatus
 from vision.reader import read_dice
 
 
@@ -47,11 +46,11 @@ def compare(folder: str, split: Split, count: bool) -> dict:
 
 
 def _figures(results: list[ImageResult]) -> dict:
-    rolls, dice = max(len(results), 1), max(sum(r.score.labelled for r in results), 1)
-    return {"rolls": len(results), "per_die_accuracy": sum(r.score.correct for r in results) / dice,
-            "ok_rate": sum(r.read.status == ReadStatus.OK for r in results) / rolls,
-            "silent_misread_rolls": sum(r.score.silent for r in results),
-            "ms_mean": sum(r.read.ms for r in results) / rolls}
+    """The bench's own figures (``summarise``) that this comparison prints; 0 for a folder without images."""
+    bench = summarise(results)
+    return {"rolls": bench["images"], "per_die_accuracy": bench["per_die_accuracy"] or 0.0,
+            "ok_rate": bench["ok_rate"] or 0.0, "silent_misread_rolls": bench["silent_misread_images"],
+            "ms_mean": sum(r.read.ms for r in results) / max(len(results), 1)}
 
 
 def main(argv: list[str] | None = None) -> int:
