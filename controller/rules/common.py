@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Literal
 
 from controller.rules.config import TableConfig
-from controller.rules.dice import is_face
+from controller.rules.dice import is_face, is_whole
 from controller.rules.events import Bet, Remove
 from controller.rules.kinds import BetKind, kind_of
 from controller.rules.layout import Layout, Wager, check_stake, find, put, without
@@ -34,7 +34,7 @@ def bet_kind(game: str, config: TableConfig, event: Bet | Remove) -> BetKind:
     if kind.numbers == (None,):
         if number is not None:
             raise BetRejected(f"{bet} takes no number (got {number})", kind.rule)
-    elif not _whole(number) or number not in kind.numbers:
+    elif not is_whole(number) or number not in kind.numbers:
         raise BetRejected(
             f"{bet} needs a number among {', '.join(map(str, kind.numbers))} (got {number})", kind.rule)
     if seat not in config.seats:
@@ -44,12 +44,6 @@ def bet_kind(game: str, config: TableConfig, event: Bet | Remove) -> BetKind:
     return kind
 
 
-def _whole(value: object) -> bool:
-    """An int that is not a bool: Python counts ``True`` as 1, and ``6.0 in (4, 5, 6)`` holds,
-    so a plain membership test would let a true/false or a float onto the layout."""
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def check_amount(amount: int, config: TableConfig, what: str, rule: str) -> None:
     """Refuse a stake that is not a positive whole number of the table's ``payout_unit``.
 
@@ -57,7 +51,7 @@ def check_amount(amount: int, config: TableConfig, what: str, rule: str) -> None
     short even at even money ($5.10 in quarters wins $5.00); chips come in the
     unit anyway, so such a stake is a mistyped bet, not one to settle.
     """
-    if not _whole(amount) or amount <= 0:
+    if not is_whole(amount) or amount <= 0:
         raise BetRejected(f"{what}: the amount must be a positive whole number of cents, got {amount!r}", rule)
     if amount % config.payout_unit:
         raise BetRejected(f"{what}: {dollars(amount)} is not a multiple of this table's payout unit of "

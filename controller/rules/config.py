@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any, Mapping
 
+from controller.rules.dice import is_whole
 from controller.rules.kinds import BET_KINDS, BET_NAMES, POINTS
 
 DEFAULT_SEATS = ("A", "B", "C", "D", "E", "F", "G", "H")
@@ -178,7 +179,7 @@ class TableConfig:
 
 
 def _cents(value: Any, key: str) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+    if not is_whole(value) or value <= 0:
         raise ConfigError(key, f"expected a positive whole number of cents, got {value!r}")
     return value
 

@@ -6,12 +6,18 @@ from itertools import product
 FACES = range(1, 7)
 
 
-def is_face(value: object) -> bool:
-    """Whether ``value`` is what a die can show: a whole number 1 to 6.
+def is_whole(value: object) -> bool:
+    """An int that is not a bool, as every face, bet number and amount must be.
 
-    Not a bool: Python counts ``True`` as 1, so ``True in FACES`` holds, and
-    a true/false that reached a roll would be settled as an ace."""
-    return isinstance(value, int) and not isinstance(value, bool) and value in FACES
+    Python counts ``True`` as 1, and ``True in FACES`` and ``6.0 in (4, 5, 6)``
+    both hold: a plain membership test would settle a true/false as an ace, or
+    put a float on the layout."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def is_face(value: object) -> bool:
+    """Whether ``value`` is what a die can show: a whole number 1 to 6."""
+    return is_whole(value) and value in FACES
 
 
 def all_rolls(count: int) -> list[tuple[int, ...]]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from controller.rules.dice import is_whole
 from controller.rules.records import MalformedEvent
 
 ROLLERS = ("dealer", "shooter")
@@ -128,7 +129,7 @@ def parse_event(data: Any) -> Event:
         )
     if kind == "roll":
         dice = _field(data, "dice", list)
-        if not all(isinstance(d, int) and not isinstance(d, bool) for d in dice):
+        if not all(is_whole(d) for d in dice):
             raise MalformedEvent(f"field 'dice' must be a list of integers, got {dice!r}")
         by = _field(data, "by", str, required=False)
         if by is not None and by not in ROLLERS:
