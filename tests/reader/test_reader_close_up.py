@@ -34,7 +34,8 @@ def test_a_die_filling_half_the_frame_is_read(draw_table, value):
         assert read.status == ReadStatus.OK, read.reason
         assert read.values == (value,)
         assert read.dice[0].box[2] >= BIG
-    assert read_dice(frame, expect=1, close_up=False).status != ReadStatus.OK  # the usual look sees its pips, not the die
+    # the usual look alone sees its pips, not the die
+    assert read_dice(frame, expect=1, close_up=False).status != ReadStatus.OK
 
 
 def test_a_calibrated_table_never_looks_for_close_ups(draw_table, monkeypatch):

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from controller.rules import Bet, BetRejected, MalformedEvent, Roll, TableConfig, apply, new_game, open_bets, parse_event
+from controller.rules import (Bet, BetRejected, MalformedEvent, Roll, TableConfig, apply, new_game, open_bets,
+                              parse_event)
 from rules_helpers import bet, play, refused, remove, roll
 
 
