@@ -158,6 +158,7 @@ _CHECKS: dict[str, dict[str, Check]] = {
     "hazard": {"spin_seconds": _positive_number},
 }
 
+
 def _build_delegated(merged: dict[str, Any], problems: list[tuple[str, str]]) -> dict[str, Any]:
     """Hand ``[rules]``, ``[pins]`` and ``[gpio]`` to the layers that own their keys."""
     from controller.rules.config import ConfigError as RulesConfigError, TableConfig
@@ -172,10 +173,7 @@ def _build_delegated(merged: dict[str, Any], problems: list[tuple[str, str]]) ->
         try:
             built[section] = build(merged[section]) if section == "rules" else build(merged[section], where=section)
         except error_type as exc:
-            key = exc.key if section != "rules" else f"rules.{exc.key}"
-            message = str(exc)
-            prefix = f"{exc.key}: "
-            problems.append((key, message[len(prefix):] if message.startswith(prefix) else message))
+            problems += [(f"rules.{key}" if section == "rules" else key, message) for key, message in exc.problems]
     return built
 
 

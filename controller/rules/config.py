@@ -7,8 +7,9 @@ docs/rules.md; an operator changes them in the table's TOML through
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, fields
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 from controller.rules.dice import is_whole
 from controller.rules.kinds import BET_KINDS, BET_NAMES, POINTS
@@ -17,11 +18,35 @@ DEFAULT_SEATS = ("A", "B", "C", "D", "E", "F", "G", "H")
 
 
 class ConfigError(ValueError):
-    """A configuration value the engine cannot use; ``key`` is its dotted path."""
+    """Configuration values the engine cannot use.
 
-    def __init__(self, key: str, message: str) -> None:
-        super().__init__(f"{key}: {message}")
+    ``problems`` holds every (dotted key, message) found in one pass, so the operator mends
+    the file once rather than once per mistake; ``key`` is the first of them.
+    """
+
+    def __init__(self, key: str, message: str, *more: tuple[str, str]) -> None:
+        self.problems: tuple[tuple[str, str], ...] = ((key, message), *more)
+        super().__init__("\n".join(f"{k}: {m}" for k, m in self.problems))
         self.key = key
+
+
+class _Problems:
+    """Collects the errors of independent settings, so that one bad key does not hide the next."""
+
+    def __init__(self) -> None:
+        self.found: list[tuple[str, str]] = []
+
+    @contextmanager
+    def each(self) -> Iterator[None]:
+        """Run one setting's check; its error is kept and the next setting is checked all the same."""
+        try:
+            yield
+        except ConfigError as error:
+            self.found.extend(error.problems)
+
+    def raise_any(self) -> None:
+        if self.found:
+            raise ConfigError(*self.found[0], *self.found[1:])
 
 
 # Maximum bets other than the general $5 (§4620.3(e), §4620.12(c)(7)(ii), §4620.15(e)):
@@ -133,49 +158,66 @@ class TableConfig:
         """Build from the dict form; missing keys keep their defaults.
 
         ``limits`` and the odds tables are merged key by key onto the
-        regulation's values. Raises :class:`ConfigError` naming the key.
+        regulation's values. Raises one :class:`ConfigError` naming every wrong key.
         """
         if not isinstance(data, Mapping):
             raise ConfigError("rules", "expected a table of settings")
         known = {"seats", "min_bet", "payout_unit", "limits", "odds", *_FLAGS}
-        for key in data:
-            if key not in known:
-                raise ConfigError(str(key), f"unknown setting (known: {', '.join(sorted(known))})")
+        problems = _Problems()
+        problems.found += [(str(key), f"unknown setting (known: {', '.join(sorted(known))})")
+                           for key in data if key not in known]
         base = cls()
         kwargs: dict[str, Any] = {}
         if "seats" in data:
-            seats = data["seats"]
-            if (not isinstance(seats, list | tuple) or not seats
-                    or not all(isinstance(s, str) and s for s in seats)):
-                raise ConfigError("seats", "expected a non-empty list of seat names")
-            if len(set(seats)) != len(seats):
-                raise ConfigError("seats", "seat names must be unique")
-            kwargs["seats"] = tuple(seats)
+            with problems.each():
+                kwargs["seats"] = _seats(data["seats"])
         for key in ("min_bet", "payout_unit"):
             if key in data:
-                kwargs[key] = _cents(data[key], key)
+                with problems.each():
+                    kwargs[key] = _cents(data[key], key)
         for flag in _FLAGS:
             if flag in data:
-                if not isinstance(data[flag], bool):
-                    raise ConfigError(flag, f"expected true or false, got {data[flag]!r}")
-                kwargs[flag] = data[flag]
+                if isinstance(data[flag], bool):
+                    kwargs[flag] = data[flag]
+                else:
+                    problems.found.append((flag, f"expected true or false, got {data[flag]!r}"))
         if "limits" in data:
-            kwargs["max_bet"], kwargs["limits"] = _limits(data["limits"], base)
+            with problems.each():
+                kwargs["max_bet"], kwargs["limits"] = _limits(data["limits"], base)
         if "odds" in data:
-            odds = data["odds"]
-            if not isinstance(odds, Mapping):
-                raise ConfigError("odds", "expected a table")
-            for key in odds:
-                if key not in ("reference_bet", "take", "lay"):
-                    raise ConfigError(f"odds.{key}", "unknown setting (known: lay, reference_bet, take)")
-            if "reference_bet" in odds:
-                kwargs["odds_reference_bet"] = _cents(odds["reference_bet"], "odds.reference_bet")
-            for side, attr in (("take", "take_odds"), ("lay", "lay_odds")):
-                if side in odds:
-                    merged = dict(getattr(base, attr))
-                    merged.update(_numbered(odds[side], f"odds.{side}", POINTS))
-                    kwargs[attr] = tuple(sorted(merged.items()))
+            with problems.each():
+                kwargs.update(_odds(data["odds"], base))
+        problems.raise_any()
         return cls(**{**{f.name: getattr(base, f.name) for f in fields(cls)}, **kwargs})
+
+
+def _seats(seats: Any) -> tuple[str, ...]:
+    if not isinstance(seats, list | tuple) or not seats or not all(isinstance(s, str) and s for s in seats):
+        raise ConfigError("seats", "expected a non-empty list of seat names")
+    if len(set(seats)) != len(seats):
+        raise ConfigError("seats", "seat names must be unique")
+    return tuple(seats)
+
+
+def _odds(odds: Any, base: TableConfig) -> dict[str, Any]:
+    """The ``[rules.odds]`` table as TableConfig fields, each side merged onto the regulation's table."""
+    if not isinstance(odds, Mapping):
+        raise ConfigError("odds", "expected a table")
+    problems = _Problems()
+    problems.found += [(f"odds.{key}", "unknown setting (known: lay, reference_bet, take)")
+                       for key in odds if key not in ("reference_bet", "take", "lay")]
+    kwargs: dict[str, Any] = {}
+    if "reference_bet" in odds:
+        with problems.each():
+            kwargs["odds_reference_bet"] = _cents(odds["reference_bet"], "odds.reference_bet")
+    for side, attr in (("take", "take_odds"), ("lay", "lay_odds")):
+        if side in odds:
+            with problems.each():
+                merged = dict(getattr(base, attr))
+                merged.update(_numbered(odds[side], f"odds.{side}", POINTS))
+                kwargs[attr] = tuple(sorted(merged.items()))
+    problems.raise_any()
+    return kwargs
 
 
 def _cents(value: Any, key: str) -> int:
@@ -188,15 +230,23 @@ def _numbered(value: Any, key: str, allowed: tuple[int, ...]) -> dict[int, int]:
     if not isinstance(value, Mapping):
         raise ConfigError(key, "expected a table of number = cents")
     out = {}
+    problems = _Problems()
     for raw, cents in value.items():
-        try:
-            number = int(raw)
-        except (TypeError, ValueError):
-            raise ConfigError(f"{key}.{raw}", "expected a number as the key") from None
-        if number not in allowed:
-            raise ConfigError(f"{key}.{raw}", f"not one of {', '.join(map(str, allowed))}")
-        out[number] = _cents(cents, f"{key}.{raw}")
+        with problems.each():
+            number = _number(raw, f"{key}.{raw}", allowed)  # the key's complaint first, as the file reads
+            out[number] = _cents(cents, f"{key}.{raw}")
+    problems.raise_any()
     return out
+
+
+def _number(raw: Any, key: str, allowed: tuple[int, ...]) -> int:
+    try:
+        number = int(raw)
+    except (TypeError, ValueError):
+        raise ConfigError(key, "expected a number as the key") from None
+    if number not in allowed:
+        raise ConfigError(key, f"not one of {', '.join(map(str, allowed))}")
+    return number
 
 
 def _limits(value: Any, base: TableConfig) -> tuple[int, tuple[tuple[str, int | None, int], ...]]:
@@ -204,21 +254,28 @@ def _limits(value: Any, base: TableConfig) -> tuple[int, tuple[tuple[str, int | 
         raise ConfigError("limits", "expected a table of bet = cents")
     max_bet = base.max_bet
     merged: dict[tuple[str, int | None], int] = {(b, n): c for b, n, c in base.limits}
+    problems = _Problems()
     for bet, cents in value.items():
-        if bet == "default":
-            max_bet = _cents(cents, "limits.default")
-        elif bet == "odds":
-            raise ConfigError("limits.odds", "odds maxima are set in the odds tables (odds.take, odds.lay)")
-        elif bet not in BET_NAMES:
-            raise ConfigError(f"limits.{bet}", f"no such bet (bets: {', '.join(sorted(BET_NAMES))})")
-        elif isinstance(cents, Mapping):
-            numbers = tuple(sorted({n for kinds in BET_KINDS.values() for k in kinds if k.name == bet
-                                    for n in k.numbers if n is not None}))
-            if not numbers:
-                raise ConfigError(f"limits.{bet}", "this bet takes no number: give one amount")
-            for number, c in _numbered(cents, f"limits.{bet}", numbers).items():
-                merged[(str(bet), number)] = c
-        else:
-            merged[(str(bet), None)] = _cents(cents, f"limits.{bet}")
+        with problems.each():
+            if bet == "default":
+                max_bet = _cents(cents, "limits.default")
+            else:
+                merged.update(_limit(str(bet), cents))
+    problems.raise_any()
     ordered = sorted(merged.items(), key=lambda kv: (kv[0][0], kv[0][1] or 0))
     return max_bet, tuple((b, n, c) for (b, n), c in ordered)
+
+
+def _limit(bet: str, cents: Any) -> dict[tuple[str, int | None], int]:
+    """One entry of ``[rules.limits]``: a bet's maximum, or its maximum on each number."""
+    if bet == "odds":
+        raise ConfigError("limits.odds", "odds maxima are set in the odds tables (odds.take, odds.lay)")
+    if bet not in BET_NAMES:
+        raise ConfigError(f"limits.{bet}", f"no such bet (bets: {', '.join(sorted(BET_NAMES))})")
+    if not isinstance(cents, Mapping):
+        return {(bet, None): _cents(cents, f"limits.{bet}")}
+    numbers = tuple(sorted({n for kinds in BET_KINDS.values() for k in kinds if k.name == bet
+                            for n in k.numbers if n is not None}))
+    if not numbers:
+        raise ConfigError(f"limits.{bet}", "this bet takes no number: give one amount")
+    return {(bet, number): c for number, c in _numbered(cents, f"limits.{bet}", numbers).items()}

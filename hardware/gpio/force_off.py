@@ -55,7 +55,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         pins = PinMap.from_dict(data.get("pins", {}))
     except (OSError, tomllib.TOMLDecodeError, GpioConfigError) as error:
         # Still switch the default lines off: a broken file must not keep the motor on.
-        print(f"force_off: {args.config}: {error}; using the default pin map", file=sys.stderr)
+        for line in str(error).splitlines():  # one line per wrong key
+            print(f"force_off: {args.config}: {line}", file=sys.stderr)
+        print("force_off: using the default pin map", file=sys.stderr)
         pins = PinMap()
     handled = force_off(pins)
     return 0 if len(handled) == len(OUTPUTS) else 1

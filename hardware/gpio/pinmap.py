@@ -2,7 +2,7 @@
 
 The controller loads its TOML file and hands the tables to ``PinMap.from_dict``
 (the ``[pins]`` table) and ``GpioSettings.from_dict`` (the ``[gpio]`` table).
-A bad key or value raises ``GpioConfigError`` naming the key, so the operator sees
+Bad keys and values raise one ``GpioConfigError`` naming every key, so the operator sees
 ``pins.button_lock`` rather than a traceback from deep inside gpiozero. The wiring
 behind the defaults is drawn in ``hardware/README.md``.
 """
@@ -20,30 +20,45 @@ PULLED_UP_AT_BOOT = range(0, 9)
 
 
 class GpioConfigError(ValueError):
-    """A configuration value for the GPIO devices is wrong; ``key`` names it (``pins.cage_motor``)."""
+    """Configuration values for the GPIO devices are wrong.
 
-    def __init__(self, key: str, detail: str) -> None:
-        super().__init__(f"{key}: {detail}")
+    ``problems`` holds every (key, detail) found in one pass over a table, so the operator
+    mends a file once rather than once per mistake; ``key`` and ``detail`` are the first
+    (``pins.cage_motor``).
+    """
+
+    def __init__(self, key: str, detail: str, *more: tuple[str, str]) -> None:
+        self.problems: tuple[tuple[str, str], ...] = ((key, detail), *more)
+        super().__init__("\n".join(f"{k}: {d}" for k, d in self.problems))
         self.key = key
         self.detail = detail
 
+    @classmethod
+    def of(cls, problems: list[tuple[str, str]]) -> GpioConfigError:
+        """One error carrying every problem of ``problems`` (which must not be empty)."""
+        return cls(*problems[0], *problems[1:])
+
     def under(self, table: str) -> GpioConfigError:
-        """The same error with its key placed inside a configuration table (``pins.`` + key)."""
-        return GpioConfigError(f"{table}.{self.key}", self.detail)
+        """The same errors with their keys placed inside a configuration table (``pins.`` + key)."""
+        return GpioConfigError.of([(f"{table}.{key}", detail) for key, detail in self.problems])
 
 
 def _from_table(cls: type, data: Mapping[str, Any], where: str) -> Any:
-    """Build the dataclass ``cls`` from a TOML table: defaults fill gaps, unknown keys are refused."""
+    """Build the dataclass ``cls`` from a TOML table: defaults fill gaps, unknown keys are refused.
+
+    Unknown keys and wrong values are reported together: the known keys are still checked.
+    """
     if not isinstance(data, Mapping):
         raise GpioConfigError(where, f"must be a table of key = value, not {data!r}")
     known = [field.name for field in fields(cls)]
-    for key in data:
-        if key not in known:
-            raise GpioConfigError(f"{where}.{key}", f"unknown key (known keys: {', '.join(known)})")
+    problems = [(f"{where}.{key}", f"unknown key (known keys: {', '.join(known)})") for key in data if key not in known]
     try:
-        return cls(**data)
+        built = cls(**{key: value for key, value in data.items() if key in known})
     except GpioConfigError as error:
-        raise error.under(where) from None
+        problems += error.under(where).problems
+    if problems:
+        raise GpioConfigError.of(problems)
+    return built
 
 
 @dataclass(frozen=True)
@@ -64,25 +79,27 @@ class PinMap:
     button_next_shooter: int = 26
 
     def __post_init__(self) -> None:
+        problems: list[tuple[str, str]] = []
         seen: dict[int, str] = {}
         for field in fields(self):
             value = getattr(self, field.name)
             key = field.name
             if isinstance(value, bool) or not isinstance(value, int):
-                raise GpioConfigError(key, f"must be a BCM GPIO number (an integer), not {value!r}")
-            if value not in USABLE_BCM:
-                raise GpioConfigError(
-                    key, f"BCM {value} is not a usable GPIO of the 40-pin header (2..27)"
-                )
-            if value in seen:
-                raise GpioConfigError(key, f"BCM {value} is already used by {seen[value]}")
-            seen[value] = field.name
-        if self.cage_motor in PULLED_UP_AT_BOOT:
-            raise GpioConfigError(
+                problems.append((key, f"must be a BCM GPIO number (an integer), not {value!r}"))
+            elif value not in USABLE_BCM:
+                problems.append((key, f"BCM {value} is not a usable GPIO of the 40-pin header (2..27)"))
+            elif value in seen:
+                problems.append((key, f"BCM {value} is already used by {seen[value]}"))
+            else:
+                seen[value] = field.name
+        if "cage_motor" not in dict(problems) and self.cage_motor in PULLED_UP_AT_BOOT:
+            problems.append((
                 "cage_motor",
                 f"BCM {self.cage_motor} is pulled up while the Pi boots, which would spin the "
                 "cage before the program starts; use one of BCM 9..27",
-            )
+            ))
+        if problems:
+            raise GpioConfigError.of(problems)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, where: str = "pins") -> PinMap:
@@ -112,17 +129,19 @@ class GpioSettings:
             "debounce_s": (0.0, 0.5),
             "long_press_s": (0.2, 10.0),
         }
+        problems: list[tuple[str, str]] = []
         for name, (low, high) in limits.items():
             value = getattr(self, name)
-            key = name
             if isinstance(value, bool) or not isinstance(value, int | float):
-                raise GpioConfigError(key, f"must be a number of seconds, not {value!r}")
-            if not low <= value <= high:
-                raise GpioConfigError(key, f"{value} s is outside {low}..{high} s")
-        if self.long_press_s < 4 * self.debounce_s:
+                problems.append((name, f"must be a number of seconds, not {value!r}"))
+            elif not low <= value <= high:
+                problems.append((name, f"{value} s is outside {low}..{high} s"))
+        if not problems and self.long_press_s < 4 * self.debounce_s:
             # A push of CONFIRM is let go within half the hold time (press_logic.SHORT_SHARE), and
             # must outlast the debounce time to count at all: leave it room for both.
-            raise GpioConfigError("long_press_s", "must be at least 4 times debounce_s (a push ends within half of it)")
+            problems.append(("long_press_s", "must be at least 4 times debounce_s (a push ends within half of it)"))
+        if problems:
+            raise GpioConfigError.of(problems)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, where: str = "gpio") -> GpioSettings:

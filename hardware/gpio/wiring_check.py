@@ -59,7 +59,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         pins, settings = _load(args.config)
     except (OSError, tomllib.TOMLDecodeError, GpioConfigError) as error:
-        print(f"{args.config}: {error}", file=sys.stderr)
+        for line in str(error).splitlines():  # one line per wrong key
+            print(f"{args.config}: {line}", file=sys.stderr)
         return 2
     factory = None
     if args.mock:

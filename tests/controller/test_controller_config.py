@@ -92,6 +92,16 @@ def test_all_errors_are_reported_at_once(tmp_path):
     assert [key for key, _ in info.value.problems] == ["table.game", "camera.fps"]
 
 
+def test_every_error_of_the_rules_pins_and_gpio_tables_is_reported_too(tmp_path):
+    text = '[rules]\nmin_bet = 0\npayout_unit = -5\n[pins]\ncage_motor = 4\nbutton_lock = 99\n[gpio]\ndebounce_s = 9\n'
+    with pytest.raises(ConfigError) as info:
+        load(_write(tmp_path, text))
+    assert [key for key, _ in info.value.problems] == [
+        "rules.min_bet", "rules.payout_unit", "pins.button_lock", "pins.cage_motor", "gpio.debounce_s"]
+    assert str(info.value).splitlines()[0].endswith(
+        "table.toml: rules.min_bet: expected a positive whole number of cents, got 0")
+
+
 def test_syntax_error_and_missing_file_name_the_file(tmp_path):
     with pytest.raises(ConfigError, match=r"table\.toml: \(syntax\)"):
         load(_write(tmp_path, "[table\n"))

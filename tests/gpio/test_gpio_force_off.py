@@ -29,3 +29,20 @@ def test_a_line_it_cannot_claim_does_not_stop_the_others(factory, levels, capsys
     assert levels(factory.pin(pins.cage_motor))[-1] is False
     assert "light_bang_inside" in capsys.readouterr().err
     busy.close()
+
+
+def test_a_broken_file_names_each_bad_key_and_still_switches_the_default_lines_off(tmp_path, monkeypatch, capsys):
+    import hardware.gpio.force_off as tool
+
+    switched = []
+    monkeypatch.setattr(tool, "force_off", lambda pins: switched.append(pins) or [0] * len(OUTPUTS))
+    config = tmp_path / "table.toml"
+    config.write_text("[pins]\ncage_motor = 4\nbutton_lock = 99\n")
+    assert tool.main([str(config)]) == 0
+    assert switched == [PinMap()]
+    assert capsys.readouterr().err.splitlines() == [
+        f"force_off: {config}: pins.button_lock: BCM 99 is not a usable GPIO of the 40-pin header (2..27)",
+        f"force_off: {config}: pins.cage_motor: BCM 4 is pulled up while the Pi boots, which would spin the cage "
+        "before the program starts; use one of BCM 9..27",
+        "force_off: using the default pin map",
+    ]

@@ -84,3 +84,25 @@ def test_bad_gpio_settings_are_refused_with_their_key(table, key):
     with pytest.raises(GpioConfigError) as error:
         GpioSettings.from_dict(table)
     assert error.value.key == key
+
+
+def test_every_wrong_pin_and_unknown_key_is_reported_at_once():
+    """An operator mends the file once: an unknown key does not hide a bad pin, nor one bad pin the next."""
+    with pytest.raises(GpioConfigError) as error:
+        PinMap.from_dict({"buton_lock": 5, "cage_motor": 4, "light_bang_inside": 40, "button_void": 5})
+    assert [key for key, _ in error.value.problems] == [
+        "pins.buton_lock", "pins.light_bang_inside", "pins.button_void", "pins.cage_motor"]
+    assert error.value.key == "pins.buton_lock"
+    assert str(error.value).splitlines()[2] == "pins.button_void: BCM 5 is already used by button_lock"
+
+
+def test_a_pin_that_is_not_a_number_gets_one_complaint_not_two():
+    with pytest.raises(GpioConfigError) as error:
+        PinMap.from_dict({"cage_motor": 4.0})
+    assert error.value.problems == (("pins.cage_motor", "must be a BCM GPIO number (an integer), not 4.0"),)
+
+
+def test_every_wrong_gpio_setting_is_reported_at_once():
+    with pytest.raises(GpioConfigError) as error:
+        GpioSettings.from_dict({"cage_max_run_s": 0, "debounce_s": "a", "hold_s": 1})
+    assert [key for key, _ in error.value.problems] == ["gpio.hold_s", "gpio.cage_max_run_s", "gpio.debounce_s"]

@@ -52,3 +52,12 @@ def test_killed_during_its_spin_it_switches_the_outputs_off_and_ends(tmp_path):
     finally:
         process.kill()
         process.wait()
+
+
+def test_every_bad_key_is_named_on_its_own_line(tmp_path, capsys):
+    config = tmp_path / "table.toml"
+    config.write_text("[pins]\nbutton_lock = 99\nbutton_void = 1\n[gpio]\ndebounce_s = 2\n")
+    assert main([str(config), "--mock"]) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert [line.split(": ")[1] for line in lines] == ["pins.button_lock", "pins.button_void"]
+    assert all(line.startswith(f"{config}: ") for line in lines)

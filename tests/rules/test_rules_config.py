@@ -93,3 +93,27 @@ def test_a_config_built_directly_is_checked_too():
     with pytest.raises(ConfigError) as info:
         TableConfig(payout_unit=0)
     assert info.value.key == "payout_unit"
+
+
+def test_every_wrong_setting_is_reported_at_once():
+    """One bad key does not hide the next: the operator mends the file in one go."""
+    with pytest.raises(ConfigError) as info:
+        TableConfig.from_dict({
+            "seatz": ["A"], "min_bet": 0, "field_2_12_pays_2_to_1": "yes",
+            "limits": {"pas": 500, "default": -1, "place": {"7": 500, "6": 0}},
+            "odds": {"laying": {}, "take": {"7": 500}, "reference_bet": "5"},
+        })
+    assert [key for key, _ in info.value.problems] == [
+        "seatz", "min_bet", "field_2_12_pays_2_to_1",
+        "limits.pas", "limits.default", "limits.place.7", "limits.place.6",
+        "odds.laying", "odds.reference_bet", "odds.take.7",
+    ]
+    assert info.value.key == "seatz"
+    assert str(info.value).splitlines()[1] == "min_bet: expected a positive whole number of cents, got 0"
+
+
+def test_the_good_settings_beside_a_bad_one_are_not_taken_half_way():
+    """A file with an error builds no table at all, not one with only its good keys."""
+    with pytest.raises(ConfigError) as info:
+        TableConfig.from_dict({"limits": {"place": {"6": 1000, "8": "lots"}}})
+    assert info.value.problems == (("limits.place.8", "expected a positive whole number of cents, got 'lots'"),)
