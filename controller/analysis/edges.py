@@ -14,8 +14,9 @@ whole life, where a push (``paid == amount``) counts as a bet made that
 neither won nor lost. ``push`` is the probability that the bet ends that way,
 so the edge per bet *decided* is ``edge / (1 - push)``. See docs/analysis.md.
 
-Where the bet is made matters for bets that can push (a place bet is
-returned when a come-out roll makes its number the point): the bet is made
+Where the bet is made matters for bets that can push (at a table that calls
+place bets off on the come-out, one is returned when a come-out roll makes
+its number the point): the bet is made
 at the first moment the engine accepts it on a fresh table with nothing else
 on it, trying the start first and then the states one roll away in the order
 of the dice outcomes (so a come bet is made once a point of 4 is

@@ -82,10 +82,11 @@ class TableConfig:
       bet of ``odds_reference_bet`` cents; behind a smaller or larger bet the maximum
       scales in proportion (rounded down to the cent).
     - ``field_2_12_pays_2_to_1``: "if the layout so indicates" (§4620.3(e)(6)); off.
-    - ``come_odds_work_on_come_out``: odds behind come points act on the shooter's
-      come-out roll; off (they are returned when that roll decides the come bet).
-    - ``place_bets_work_on_come_out`` / ``hardways_work_on_come_out``: off, as a
-      New York dealer calls them "off" on the come-out unless asked.
+    - ``come_odds_work_on_come_out``, ``place_bets_work_on_come_out``,
+      ``hardways_work_on_come_out``: these bets act on the shooter's come-out roll, as the
+      texts have it (§4620.3(e)(5)(iii), (e)(4), (e)(10) make no exception for it). A house
+      that calls them "off" on the come-out sets them false: come odds are then returned
+      when that roll decides the come bet, and a place bet whose number it makes the point.
     - ``payout_unit``: wins are rounded down to a multiple of this many cents.
     """
 
@@ -97,9 +98,9 @@ class TableConfig:
     lay_odds: tuple[tuple[int, int], ...] = LAY_ODDS_TABLE
     odds_reference_bet: int = 500
     field_2_12_pays_2_to_1: bool = False
-    come_odds_work_on_come_out: bool = False
-    place_bets_work_on_come_out: bool = False
-    hardways_work_on_come_out: bool = False
+    come_odds_work_on_come_out: bool = True
+    place_bets_work_on_come_out: bool = True
+    hardways_work_on_come_out: bool = True
     payout_unit: int = 1
 
     def __post_init__(self) -> None:

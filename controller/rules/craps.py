@@ -190,7 +190,7 @@ def outcome(bet: str, number: int | None, dice: tuple[int, ...], point: int | No
     if bet == "place":
         # §4620.3(e)(4): wins when its number rolls before a 7.
         if come_out and not config.place_bets_work_on_come_out:
-            # Off on the come-out; a place bet may not sit on the point it becomes.
+            # Called off on the come-out by this table; a place bet may not sit on the point it becomes.
             return "push" if t == number else None
         return PLACE[number] if t == number else "lose" if t == 7 else None
     if bet == "field":
@@ -243,7 +243,7 @@ def _roll(state: CrapsState, event: Roll) -> tuple[CrapsState, tuple[Effect, ...
                 continue
             effects.append(settle(w.seat, w.bet, w.number, w.amount, flat, unit))
             if w.odds:
-                # Come odds are off on the come-out unless the table says otherwise; the
+                # Come odds work on the come-out unless the table calls them off; the
                 # others (and all lay odds) always work.
                 working = not (w.bet == "come" and point is None and not config.come_odds_work_on_come_out)
                 odds = _odds(right, bet_point, t, working)

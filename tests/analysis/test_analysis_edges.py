@@ -75,19 +75,21 @@ def test_come_and_dont_come_are_pass_and_dont_pass_started_later(edges):
 def test_odds_are_true_odds_edge_zero(edges, on, point):
     """Odds pay the true odds of §4620.3(e)(3), (e)(5)(iii)-(iv): their own edge is 0.
 
-    (The line or come bet underneath keeps its own edge; come odds that are
+    (The line or come bet underneath keeps its own edge; come odds a table calls
     off on a come-out come back as a push, which costs nothing.)
     """
     assert edge(edges, "craps", "odds", point, on) == 0
 
 
-# --- place bets: off on the come-out, returned if their number becomes the point
+# --- place bets: working on the come-out by default; a table may call them off, and then a
+# place bet whose number the come-out makes the point is returned
 
 PLACE_PAYS = {4: F(9, 5), 10: F(9, 5), 5: F(7, 5), 9: F(7, 5), 6: F(7, 6), 8: F(7, 6)}
 
 
 def place_by_hand(n: int) -> tuple[F, F]:
-    """(expected net, push chance) of a place bet on ``n`` made before a come-out roll.
+    """(expected net, push chance) of a place bet on ``n`` made before a come-out roll, at a
+    table that calls place bets off on the come-out.
 
     The bet is off on the come-out; a come-out roll of ``n`` makes ``n`` the
     point, where a place bet may not stand, so it is returned (a push). From a
@@ -114,19 +116,19 @@ def test_place_bets_per_bet_decided_are_the_textbook_values(edges, n):
 
 
 @pytest.mark.parametrize("n", POINTS)
-def test_place_bets_per_bet_made_count_the_come_out_push(edges, n):
+def test_place_bets_called_off_on_the_come_out_count_its_push_per_bet_made(n):
     value, push = place_by_hand(n)
-    row = edges[("craps", "place", n, None)]
+    rows = house_edges(["craps"], TableConfig(place_bets_work_on_come_out=False))
+    row = next(r for r in rows if r.bet == "place" and r.number == n)
     assert row.push == push
     assert row.edge == -value
     if n == 6:
         assert row.edge == F(2141, 191706)  # the 1/66 of decided bets, diluted by 26% returns
 
 
-def test_place_bets_working_on_the_come_out_never_push():
-    """With the layout option on, the come-out decides them too and 6 is 1/66 per bet made."""
-    rows = house_edges(["craps"], TableConfig(place_bets_work_on_come_out=True))
-    place6 = next(r for r in rows if r.bet == "place" and r.number == 6)
+def test_place_bets_working_on_the_come_out_never_push(edges):
+    """By default (§4620.3(e)(4) has no come-out exception) the come-out decides them too: 6 is 1/66 per bet made."""
+    place6 = edges[("craps", "place", 6, None)]
     assert place6.push == 0
     assert place6.edge == F(1, 66)
 

@@ -65,14 +65,23 @@ def test_odds_behind_the_line_measure_zero_and_the_line_keeps_its_edge(exact):
     assert odds.measured.action > 0
 
 
-def test_place_bets_made_again_after_each_decision_push_less_often_than_a_fresh_one(exact):
-    """Re-betting a place 6 makes it on come-outs and during points alike, so its
-    long-run edge per bet made lies between the fresh-table value (made on a
-    come-out, 26% returned) and 1/66 (never returned)."""
-    report = simulate("craps", specs("place:6"), rolls=ROLLS, seed=5)
+def test_place_bets_made_again_after_each_decision_push_less_often_than_a_fresh_one():
+    """At a table that calls place bets off on the come-out, re-betting a place 6 makes it on
+    come-outs and during points alike, so its long-run edge per bet made lies between the
+    fresh-table value (made on a come-out, 26% returned) and 1/66 (never returned)."""
+    config = TableConfig(place_bets_work_on_come_out=False)
+    fresh = next(r.edge for r in house_edges(["craps"], config) if r.bet == "place" and r.number == 6)
+    report = simulate("craps", specs("place:6"), rolls=ROLLS, seed=5, config=config)
     expected = report.bets[0].expected
-    assert float(exact[("craps", "place", 6)]) < expected < 1 / 66
+    assert float(fresh) < expected < 1 / 66
     assert report.bets[0].measured.contains(expected)
+
+
+def test_a_place_bet_working_on_every_roll_has_the_same_edge_however_it_is_made_again(exact):
+    report = simulate("craps", specs("place:6"), rolls=ROLLS, seed=5)
+    assert exact[("craps", "place", 6)] == F(1, 66)
+    assert report.bets[0].expected == pytest.approx(1 / 66, rel=1e-9)
+    assert report.bets[0].measured.contains(report.bets[0].expected)
 
 
 def test_the_compiled_table_is_the_engine():

@@ -98,18 +98,23 @@ def test_hardways_with_a_point(number, dice):
 
 
 @pytest.mark.parametrize("dice", ROLLS)
-def test_hardways_are_off_on_the_come_out_by_default(dice):
+def test_hardways_work_on_the_come_out_by_default(dice):
+    """§4620.3(e)(10) has no come-out exception: the pair wins, the number any other way or a 7 loses."""
     state, effects = play("craps", [bet("A", "hard", 500, 6), roll(*dice)])
-    assert effects == [] and len(state.layout) == 1
+    if dice == (3, 3):
+        assert [(e["result"], e["paid"]) for e in effects] == [("win", 5000)]
+    elif sum(dice) in (6, 7):
+        assert [(e["result"], e["paid"]) for e in effects] == [("lose", 0)]
+    else:
+        assert effects == [] and len(state.layout) == 1
 
 
-@pytest.mark.parametrize("dice", [(3, 3), (2, 4), (3, 4)])
-def test_hardways_working_on_the_come_out_when_configured(dice):
+@pytest.mark.parametrize("dice", ROLLS)
+def test_hardways_called_off_on_the_come_out_when_configured(dice):
     from controller.rules import TableConfig
-    config = TableConfig(hardways_work_on_come_out=True)
-    _, effects = play("craps", [bet("A", "hard", 500, 6), roll(*dice)], config)
-    expected = {(3, 3): ("win", 5000), (2, 4): ("lose", 0), (3, 4): ("lose", 0)}[dice]
-    assert (effects[0]["result"], effects[0]["paid"]) == expected
+    config = TableConfig(hardways_work_on_come_out=False)
+    state, effects = play("craps", [bet("A", "hard", 500, 6), roll(*dice)], config)
+    assert effects == [] and len(state.layout) == 1
 
 
 PLACE_STAKE = {4: 500, 10: 500, 5: 500, 9: 500, 6: 600, 8: 600}
@@ -132,9 +137,27 @@ def test_place_bets_with_a_point(number, dice):
 
 @pytest.mark.parametrize("number", POINTS)
 @pytest.mark.parametrize("dice", ROLLS)
-def test_place_bets_on_the_come_out(number, dice):
+def test_place_bets_work_on_the_come_out_by_default(number, dice):
+    """§4620.3(e)(4) has no come-out exception: a place bet wins on its number and loses on a 7."""
+    stake = PLACE_STAKE[number]
+    state, effects = play("craps", [bet("A", "place", stake, number), roll(*dice)])
+    t = sum(dice)
+    if t == number:
+        assert [(e["result"], e["paid"]) for e in effects] == [("win", won(stake, WIN_PLACE[number]))]
+        assert state.point == number and state.layout == ()  # paid off the layout: nothing stands on the point
+    elif t == 7:
+        assert [(e["result"], e["paid"]) for e in effects] == [("lose", 0)]
+    else:
+        assert effects == [] and len(state.layout) == 1
+
+
+@pytest.mark.parametrize("number", POINTS)
+@pytest.mark.parametrize("dice", ROLLS)
+def test_place_bets_called_off_on_the_come_out_when_configured(number, dice):
     """Off on the come-out; when the come-out makes its number the point, it comes back."""
-    state, effects = play("craps", [bet("A", "place", 500, number), roll(*dice)])
+    from controller.rules import TableConfig
+    config = TableConfig(place_bets_work_on_come_out=False)
+    state, effects = play("craps", [bet("A", "place", 500, number), roll(*dice)], config)
     if sum(dice) == number:
         assert [(e["result"], e["paid"]) for e in effects] == [("push", 500)]
         assert state.point == number and state.layout == ()
@@ -255,13 +278,13 @@ def test_dont_come_bet_first_roll(dice):
         assert [(w.bet, w.number) for w in state.layout] == [("dont_come", t)]
 
 
-def _come_on(number: int, kind: str = "come", odds: int = 0):
+def _come_on(number: int, kind: str = "come", odds: int = 0, config=None):
     """A state with point 4 (or 10) and seat A's come bet moved to ``number``, with odds."""
     point_dice = (1, 3) if number != 4 else (4, 6)
     events = [roll(*point_dice), bet("A", kind, 500), roll(*POINT_DICE[number])]
     if odds:
         events.append(bet("A", "odds", odds, number))
-    state, _ = play("craps", events)
+    state, _ = play("craps", events, config)
     return state
 
 
@@ -295,9 +318,25 @@ def test_dont_come_point_with_lay_odds(number, dice):
 
 
 @pytest.mark.parametrize("dice", [(3, 4), (2, 4)])
-def test_come_odds_are_returned_on_the_come_out(dice):
-    """A come point decided on the come-out: the flat bet is decided, the odds come back."""
+def test_come_odds_work_on_the_come_out_by_default(dice):
+    """§4620.3(e)(5)(iii) has no come-out exception: the odds are decided with their come point."""
     state = _come_on(6, "come", 500)
+    state, _ = play(state, [roll(1, 3)])  # the point of 4 is made: next roll is a come-out
+    assert state.point is None
+    _, effects = play(state, [roll(*dice)])
+    got = [(e["bet"], e["result"], e["paid"]) for e in effects]
+    if sum(dice) == 6:
+        assert got == [("come", "win", 1000), ("odds", "win", won(500, WIN_TAKE_ODDS[6]))]
+    else:
+        assert got == [("come", "lose", 0), ("odds", "lose", 0)]
+
+
+@pytest.mark.parametrize("dice", [(3, 4), (2, 4)])
+def test_come_odds_are_returned_on_the_come_out_when_configured_off(dice):
+    """A come point decided on the come-out: the flat bet is decided, the odds come back."""
+    from controller.rules import TableConfig
+    config = TableConfig(come_odds_work_on_come_out=False)
+    state = _come_on(6, "come", 500, config)
     state, _ = play(state, [roll(1, 3)])  # the point of 4 is made: next roll is a come-out
     assert state.point is None
     _, effects = play(state, [roll(*dice)])
