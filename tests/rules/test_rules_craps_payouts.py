@@ -122,29 +122,18 @@ PLACE_STAKE = {4: 500, 10: 500, 5: 500, 9: 500, 6: 600, 8: 600}
 
 @pytest.mark.parametrize("number", POINTS)
 @pytest.mark.parametrize("dice", ROLLS)
-def test_place_bets_with_a_point(number, dice):
+@pytest.mark.parametrize("come_out", [False, True], ids=["with-a-point", "on-the-come-out"])
+def test_place_bets_win_on_their_number_and_lose_on_a_7(number, dice, come_out):
+    """§4620.3(e)(4), with no come-out exception by default: the come-out decides them too."""
     point_dice = (2, 2) if number != 4 else (5, 5)  # a point other than the place number
     stake = PLACE_STAKE[number]
-    state, effects = play("craps", [roll(*point_dice), bet("A", "place", stake, number), roll(*dice)])
+    before = [] if come_out else [roll(*point_dice)]
+    state, effects = play("craps", [*before, bet("A", "place", stake, number), roll(*dice)])
     t = sum(dice)
     if t == number:
         assert [(e["result"], e["paid"]) for e in effects] == [("win", won(stake, WIN_PLACE[number]))]
-    elif t == 7:
-        assert [(e["result"], e["paid"]) for e in effects] == [("lose", 0)]
-    else:
-        assert effects == [] and len(state.layout) == 1
-
-
-@pytest.mark.parametrize("number", POINTS)
-@pytest.mark.parametrize("dice", ROLLS)
-def test_place_bets_work_on_the_come_out_by_default(number, dice):
-    """§4620.3(e)(4) has no come-out exception: a place bet wins on its number and loses on a 7."""
-    stake = PLACE_STAKE[number]
-    state, effects = play("craps", [bet("A", "place", stake, number), roll(*dice)])
-    t = sum(dice)
-    if t == number:
-        assert [(e["result"], e["paid"]) for e in effects] == [("win", won(stake, WIN_PLACE[number]))]
-        assert state.point == number and state.layout == ()  # paid off the layout: nothing stands on the point
+        if come_out:
+            assert state.point == number and state.layout == ()  # paid off the layout: nothing stands on the point
     elif t == 7:
         assert [(e["result"], e["paid"]) for e in effects] == [("lose", 0)]
     else:
