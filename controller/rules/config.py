@@ -134,11 +134,15 @@ class TableConfig:
     def to_dict(self) -> dict[str, Any]:
         """The plain-data form (TOML-ready: string keys, no None)."""
         limits: dict[str, Any] = {"default": self.max_bet}
-        for bet, number, cents in self.limits:
-            if number is None:
-                limits[bet] = cents
+        for bet in dict.fromkeys(b for b, _, _ in self.limits):
+            entries = {n: c for b, n, c in self.limits if b == bet}
+            if list(entries) == [None]:
+                limits[bet] = entries[None]
             else:
-                limits.setdefault(bet, {})[str(number)] = cents
+                # TOML holds one form per bet: a whole-bet maximum beside numbers of its own (a
+                # raffle given one number) is written out number by number.
+                numbers = numbers_of(bet) if None in entries else sorted(n for n in entries if n is not None)
+                limits[bet] = {str(n): self.maximum(bet, n) for n in numbers}
         out: dict[str, Any] = {
             "seats": list(self.seats),
             "min_bet": self.min_bet,
@@ -260,8 +264,11 @@ def _limits(value: Any, base: TableConfig) -> tuple[int, tuple[tuple[str, int | 
         with problems.each():
             if bet == "default":
                 max_bet = _cents(cents, "limits.default")
-            else:
-                merged.update(_limit(str(bet), cents))
+                continue
+            given = _limit(str(bet), cents)
+            if (str(bet), None) in given:  # one amount for the bet: it is the maximum on every number
+                merged = {key: c for key, c in merged.items() if key[0] != bet}
+            merged.update(given)
     problems.raise_any()
     ordered = sorted(merged.items(), key=lambda kv: (kv[0][0], kv[0][1] or 0))
     return max_bet, tuple((b, n, c) for (b, n), c in ordered)
@@ -275,8 +282,13 @@ def _limit(bet: str, cents: Any) -> dict[tuple[str, int | None], int]:
         raise ConfigError(f"limits.{bet}", f"no such bet (bets: {', '.join(sorted(BET_NAMES))})")
     if not isinstance(cents, Mapping):
         return {(bet, None): _cents(cents, f"limits.{bet}")}
-    numbers = tuple(sorted({n for kinds in BET_KINDS.values() for k in kinds if k.name == bet
-                            for n in k.numbers if n is not None}))
+    numbers = numbers_of(bet)
     if not numbers:
         raise ConfigError(f"limits.{bet}", "this bet takes no number: give one amount")
     return {(bet, number): c for number, c in _numbered(cents, f"limits.{bet}", numbers).items()}
+
+
+def numbers_of(bet: str) -> tuple[int, ...]:
+    """The numbers a bet is made on, in any game (none for a bet without a number)."""
+    return tuple(sorted({n for kinds in BET_KINDS.values() for k in kinds if k.name == bet
+                         for n in k.numbers if n is not None}))

@@ -151,3 +151,18 @@ def test_readme_configuration_section_shows_the_shipped_example():
     section = readme.split("<!-- section: configuration -->")[1].split("<!-- section: ")[0]
     block = section.split("```toml\n")[1].split("```")[0]
     assert block == EXAMPLE.read_text()
+
+
+@pytest.mark.parametrize("limits", ["place = 700", "raffle = { 1 = 100 }"])
+def test_a_table_with_limits_of_its_own_opens_and_reopens_its_journal(tmp_path, limits):
+    """The journal's first row keeps the rules as written; a limit the file accepts must be writable there."""
+    from controller.journal import Journal
+    from controller.table import JournaledTable
+
+    config = load(_write(tmp_path, f'[table]\ngame = "hazard"\n[rules.limits]\n{limits}\n'))
+    for seat in "AB":
+        with Journal.open(tmp_path / "state") as journal:
+            table = JournaledTable.open(journal, config.game, config.rules)
+            assert table.submit({"event": "bet", "seat": seat, "bet": "raffle", "number": 1, "amount": 100}).accepted
+    with Journal.open(tmp_path / "state") as journal:
+        assert len(JournaledTable.open(journal, config.game, config.rules).state.rules.layout) == 2

@@ -40,6 +40,28 @@ def test_round_trip_through_toml_text():
     assert TableConfig.from_dict({}) == TableConfig()
 
 
+def test_one_amount_for_a_bet_is_its_maximum_on_every_number():
+    """An operator raising "the place limit" means every place number, the regulation's 6 and 8 too."""
+    config = TableConfig.from_dict({"limits": {"place": 700}})
+    assert {config.maximum("place", n) for n in (4, 5, 6, 8, 9, 10)} == {700}
+    assert config.to_dict()["limits"]["place"] == 700
+    assert TableConfig.from_dict(config.to_dict()) == config
+
+
+def test_a_bet_limited_as_a_whole_and_on_one_number_is_written_number_by_number():
+    """TOML holds either one amount or a table per bet: the regulation's raffle maximum beside one
+    raffle of the table's own is written out for each number, and reads back the same."""
+    config = TableConfig.from_dict({"limits": {"raffle": {"1": 100}}})
+    assert [config.maximum("raffle", n) for n in range(1, 7)] == [100, 150, 150, 150, 150, 150]
+    written = config.to_dict()
+    assert written["limits"]["raffle"] == {"1": 100, "2": 150, "3": 150, "4": 150, "5": 150, "6": 150}
+    again = TableConfig.from_dict(written)
+    assert [again.maximum("raffle", n) for n in range(1, 7)] == [100, 150, 150, 150, 150, 150]
+    assert again.to_dict() == written
+    built = TableConfig(limits=(("place", None, 700), ("place", 6, 600)))
+    assert built.to_dict()["limits"]["place"] == {"4": 700, "5": 700, "6": 600, "8": 700, "9": 700, "10": 700}
+
+
 @pytest.mark.parametrize("data,key", [
     ({"colour": "green"}, "colour"),
     ({"seats": []}, "seats"),
