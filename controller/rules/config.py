@@ -75,7 +75,8 @@ class TableConfig:
     """Limits (integer cents) and layout options of one table.
 
     - ``seats``: the seats in shooting order (the dice pass to the left, §4620.3(c)(4)).
-    - ``min_bet``: smallest stake accepted for any bet (the regulation sets none).
+    - ``min_bet``: smallest stake accepted for any bet but odds (the regulation sets none);
+      odds go behind a flat bet that met it, in any amount up to their maximum.
     - ``max_bet``: the general maximum, $5 (§4620.3(e), §4620.12(c)(7)(ii), §4620.15(e)).
     - ``limits``: exceptions to ``max_bet`` as (bet, number or None, cents).
     - ``take_odds`` / ``lay_odds``: (point, cents) maximum odds behind a line or come

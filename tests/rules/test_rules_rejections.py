@@ -166,6 +166,13 @@ def test_minimum_bet():
     assert "minimum" in rejection.reason
 
 
+def test_the_minimum_does_not_apply_to_odds():
+    """Odds go behind a flat bet that met the minimum; the regulation sizes them by their maximum only."""
+    config = TableConfig(min_bet=100)
+    state, _ = play("craps", [bet("A", "pass", 100), roll(2, 2), bet("A", "odds", 50, 4)], config)
+    assert [(w.bet, w.amount, w.odds) for w in state.layout] == [("pass", 100, 50)]
+
+
 MALFORMED = [
     [],
     "roll",
