@@ -142,7 +142,7 @@ class TableConfig:
             else:
                 # TOML holds one form per bet: a whole-bet maximum beside numbers of its own (a
                 # raffle given one number) is written out number by number.
-                numbers = numbers_of(bet) if None in entries else sorted(n for n in entries if n is not None)
+                numbers = _numbers_of(bet) if None in entries else sorted(entries)
                 limits[bet] = {str(n): self.maximum(bet, n) for n in numbers}
         out: dict[str, Any] = {
             "seats": list(self.seats),
@@ -283,13 +283,13 @@ def _limit(bet: str, cents: Any) -> dict[tuple[str, int | None], int]:
         raise ConfigError(f"limits.{bet}", f"no such bet (bets: {', '.join(sorted(BET_NAMES))})")
     if not isinstance(cents, Mapping):
         return {(bet, None): _cents(cents, f"limits.{bet}")}
-    numbers = numbers_of(bet)
+    numbers = _numbers_of(bet)
     if not numbers:
         raise ConfigError(f"limits.{bet}", "this bet takes no number: give one amount")
     return {(bet, number): c for number, c in _numbered(cents, f"limits.{bet}", numbers).items()}
 
 
-def numbers_of(bet: str) -> tuple[int, ...]:
+def _numbers_of(bet: str) -> tuple[int, ...]:
     """The numbers a bet is made on, in any game (none for a bet without a number)."""
     return tuple(sorted({n for kinds in BET_KINDS.values() for k in kinds if k.name == bet
                          for n in k.numbers if n is not None}))
