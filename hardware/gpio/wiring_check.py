@@ -50,8 +50,20 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _load(path: Path | None) -> tuple[PinMap, GpioSettings]:
+    """The file's pin map and timings; one error naming every wrong key of both tables."""
     data = tomllib.loads(path.read_text(encoding="utf-8")) if path else {}
-    return PinMap.from_dict(data.get("pins", {})), GpioSettings.from_dict(data.get("gpio", {}))
+    problems: list[tuple[str, str]] = []
+    try:
+        pins = PinMap.from_dict(data.get("pins", {}))
+    except GpioConfigError as error:
+        problems += error.problems
+    try:
+        settings = GpioSettings.from_dict(data.get("gpio", {}))
+    except GpioConfigError as error:
+        problems += error.problems
+    if problems:
+        raise GpioConfigError.of(problems)
+    return pins, settings
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -59,5 +59,5 @@ def test_every_bad_key_is_named_on_its_own_line(tmp_path, capsys):
     config.write_text("[pins]\nbutton_lock = 99\nbutton_void = 1\n[gpio]\ndebounce_s = 2\n")
     assert main([str(config), "--mock"]) == 2
     lines = capsys.readouterr().err.splitlines()
-    assert [line.split(": ")[1] for line in lines] == ["pins.button_lock", "pins.button_void"]
+    assert [line.split(": ")[1] for line in lines] == ["pins.button_lock", "pins.button_void", "gpio.debounce_s"]
     assert all(line.startswith(f"{config}: ") for line in lines)
