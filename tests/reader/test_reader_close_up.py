@@ -194,6 +194,44 @@ def test_a_close_up_read_stands_in_where_the_usual_look_saw_no_die_whole_in_its_
     assert read.status == ReadStatus.OK and read.values == (6,)
 
 
+LONE_FIVE = place(320, 240, 36, 5, p=0.6)  # a small die the usual look saw, not sure of its value
+
+
+def test_a_close_up_1_that_is_ground_around_a_die_the_usual_look_read_otherwise_does_not_stand_in(
+        draw_table, monkeypatch):
+    """byler's held-out ``IMG_20191208_112556`` turned, grey or swapped: a 5 of 36 px alone on the plain
+    tray, boxed at 140 px by the coarse scale and read as a big die showing 1."""
+    frame = draw_table([(320, 240, 5)], side=36, seed=2)
+    CloseUpStub(monkeypatch, [Candidate(320, 240, 140, 0.9)], [place(320, 240, 140, 1)])
+    unclear = DiceRead(ReadStatus.UNCERTAIN, ok_read([LONE_FIVE]).dice, "the die at (320, 240) is not clear")
+    assert R._as_close_up(frame, None, 1, None, [LONE_FIVE], unclear) is unclear
+
+
+@pytest.mark.parametrize("background, seen", [
+    (None, place(320, 240, 60, 2, p=0.5)),  # a true close-up 1: its pip read as an unsure 2, its face not ground
+    ((245, 245, 245), place(320, 240, 60, 1, p=0.5)),  # white on white, but the pip read 1 too
+])
+def test_a_close_up_1_stands_in_where_its_face_is_not_ground_or_its_pip_was_read_1(draw_table, monkeypatch,
+                                                                                     background, seen):
+    style = {"background": background} if background else {}
+    frame = draw_table([(320, 240, 1)], side=200, seed=5, **style)
+    CloseUpStub(monkeypatch, [Candidate(320, 240, 200, 0.9)], [place(320, 240, 200, 1)])
+    unclear = DiceRead(ReadStatus.UNCERTAIN, ok_read([seen]).dice, "the die at (320, 240) is not clear")
+    read = R._as_close_up(frame, None, 1, None, [seen], unclear)
+    assert read.status == ReadStatus.OK and read.values == (1,) and read.dice[0].box[2] == 200
+
+
+def test_a_close_up_1_the_colour_of_its_ground_around_a_pip_read_otherwise_goes_to_the_dealer(
+        draw_table, monkeypatch):
+    """A white die showing 1 on white ground whose pip the usual look read as a 2: colour cannot tell it from
+    a die lying alone, so the usual read stands, and it is not ok."""
+    frame = draw_table([(320, 240, 1)], side=200, seed=5, background=(245, 245, 245))
+    CloseUpStub(monkeypatch, [Candidate(320, 240, 200, 0.9)], [place(320, 240, 200, 1)])
+    pip = place(320, 240, 60, 2, p=0.5)
+    unclear = DiceRead(ReadStatus.UNCERTAIN, ok_read([pip]).dice, "the die at (320, 240) is not clear")
+    assert R._as_close_up(frame, None, 1, None, [pip], unclear) is unclear
+
+
 def test_only_a_read_not_ok_or_of_nothing_but_1s_is_looked_at_as_a_close_up(draw_table, monkeypatch):
     looked = []
     real = R._as_close_up

