@@ -329,6 +329,10 @@ def load(path: Path | str | None, *, without_calibration: bool = False) -> Confi
             data = tomllib.load(f)
     except FileNotFoundError:
         raise ConfigError(str(path), [("(file)", "no such file")]) from None
+    except OSError as exc:  # a directory, no permission, a failing card: say so, never a traceback
+        raise ConfigError(str(path), [("(file)", f"cannot read it: {exc.strerror or exc}")]) from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(str(path), [("(file)", f"not UTF-8 text (TOML must be): byte {exc.start}")]) from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(str(path), [("(syntax)", str(exc))]) from None
     if without_calibration:

@@ -53,7 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         data = tomllib.loads(args.config.read_text(encoding="utf-8")) if args.config else {}
         pins = PinMap.from_dict(data.get("pins", {}))
-    except (OSError, tomllib.TOMLDecodeError, GpioConfigError) as error:
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, GpioConfigError) as error:
         # Still switch the default lines off: a broken file must not keep the motor on.
         for line in str(error).splitlines():  # one line per wrong key
             print(f"force_off: {args.config}: {line}", file=sys.stderr)

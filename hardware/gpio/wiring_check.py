@@ -20,6 +20,8 @@ import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 
+from gpiozero.exc import GPIOZeroError
+
 from hardware.gpio.devices import build_devices
 from hardware.gpio.events import ButtonEvent
 from hardware.gpio.lights import LightsState
@@ -70,7 +72,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         pins, settings = _load(args.config)
-    except (OSError, tomllib.TOMLDecodeError, GpioConfigError) as error:
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, GpioConfigError) as error:
         for line in str(error).splitlines():  # one line per wrong key
             print(f"{args.config}: {line}", file=sys.stderr)
         return 2
@@ -83,7 +85,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     def heard(event: ButtonEvent) -> None:
         print(f"button event: {event.value}", flush=True)
 
-    devices = build_devices(pins, settings, pin_factory=factory, sink=heard)
+    try:
+        devices = build_devices(pins, settings, pin_factory=factory, sink=heard)
+    except GPIOZeroError as error:  # no GPIO header here, or its lines are taken: name it, no traceback
+        print(f"wiring_check: cannot use the GPIO pins: {error} (is the table service stopped? "
+              "off the Pi, add --mock)", file=sys.stderr)
+        return 2
     try:
         for name, key, state in LAMPS:
             print(f"lamp {name} on (BCM {getattr(pins, key)})", flush=True)

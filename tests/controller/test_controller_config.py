@@ -109,6 +109,16 @@ def test_syntax_error_and_missing_file_name_the_file(tmp_path):
         load(tmp_path / "nope.toml")
 
 
+def test_a_file_that_cannot_be_read_as_text_is_a_configuration_error_not_a_traceback(tmp_path):
+    """A directory given by mistake, or a comment saved as Latin-1 by an editor (exit 2: not restarted)."""
+    with pytest.raises(ConfigError, match=r"\(file\): cannot read it: Is a directory"):
+        load(tmp_path)
+    latin1 = tmp_path / "latin1.toml"
+    latin1.write_bytes('# \u00a7 4620.3\ngame = "craps"\n'.encode("latin-1"))
+    with pytest.raises(ConfigError, match=r"latin1\.toml: \(file\): not UTF-8 text"):
+        load(latin1)
+
+
 def test_calibration_file_written_by_the_calibrate_tool_is_loaded(tmp_path):
     import numpy as np
 

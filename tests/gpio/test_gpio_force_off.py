@@ -46,3 +46,16 @@ def test_a_broken_file_names_each_bad_key_and_still_switches_the_default_lines_o
         "before the program starts; use one of BCM 9..27",
         "force_off: using the default pin map",
     ]
+
+
+def test_a_file_that_is_not_utf8_still_switches_the_default_lines_off(tmp_path, monkeypatch, capsys):
+    """A comment saved as Latin-1 must not keep the motor on after a stop."""
+    import hardware.gpio.force_off as tool
+
+    switched = []
+    monkeypatch.setattr(tool, "force_off", lambda pins: switched.append(pins) or [0] * len(OUTPUTS))
+    config = tmp_path / "table.toml"
+    config.write_bytes("# \u00a7 4620.3\n[pins]\ncage_motor = 20\n".encode("latin-1"))
+    assert tool.main([str(config)]) == 0
+    assert switched == [PinMap()]
+    assert "using the default pin map" in capsys.readouterr().err

@@ -61,3 +61,23 @@ def test_every_bad_key_is_named_on_its_own_line(tmp_path, capsys):
     lines = capsys.readouterr().err.splitlines()
     assert [line.split(": ")[1] for line in lines] == ["pins.button_lock", "pins.button_void", "gpio.debounce_s"]
     assert all(line.startswith(f"{config}: ") for line in lines)
+
+
+def test_a_file_that_is_not_utf8_is_reported(tmp_path, capsys):
+    config = tmp_path / "table.toml"
+    config.write_bytes("# \u00a7 4620.3\n".encode("latin-1"))
+    assert main([str(config), "--mock"]) == 2
+    assert "utf-8" in capsys.readouterr().err
+
+
+def test_no_gpio_pins_here_is_said_with_what_to_do(monkeypatch, capsys):
+    """On a laptop without --mock, or with the table service still holding the lines: no traceback."""
+    import hardware.gpio.wiring_check as tool
+    from gpiozero.exc import BadPinFactory
+
+    def no_pins(*args, **kwargs):
+        raise BadPinFactory("Unable to load any default pin factory!")
+    monkeypatch.setattr(tool, "build_devices", no_pins)
+    assert main([]) == 2
+    err = capsys.readouterr().err
+    assert "cannot use the GPIO pins" in err and "--mock" in err
