@@ -115,9 +115,17 @@ class Journal:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def _rows(self, sql: str, *params: Any) -> Iterator[tuple]:
+        """The rows of a query; a damaged file (cut short, overwritten, not a journal) is a
+        ``JournalError`` naming it, wherever the reading meets the damage."""
+        try:
+            yield from self._db.execute(sql, params)
+        except sqlite3.DatabaseError as exc:
+            raise JournalError(f"the journal {self.path} is damaged: {exc}") from exc
+
     def _last(self) -> tuple[int, str]:
         if self._tail is None:
-            row = self._db.execute("SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1").fetchone()
+            row = next(self._rows("SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1"), None)
             self._tail = (row[0], row[1]) if row else (0, GENESIS)
         return self._tail
 
@@ -158,14 +166,14 @@ class Journal:
 
     def raw_rows(self) -> Iterator[tuple[int, str, str, str, str, str]]:
         """Rows exactly as stored (for verification: no parsing can hide a change)."""
-        yield from self._db.execute("SELECT seq, ts, kind, event, prev_hash, hash FROM journal ORDER BY seq")
+        yield from self._rows("SELECT seq, ts, kind, event, prev_hash, hash FROM journal ORDER BY seq")
 
     def entries(self, since: int = 0) -> Iterator[Entry]:
         """Every row after sequence number ``since``, in order."""
-        for seq, ts, kind, text, prev, digest in self._db.execute(
-            "SELECT seq, ts, kind, event, prev_hash, hash FROM journal WHERE seq > ? ORDER BY seq", (since,)
+        for seq, ts, kind, text, prev, digest in self._rows(
+            "SELECT seq, ts, kind, event, prev_hash, hash FROM journal WHERE seq > ? ORDER BY seq", since
         ):
             yield Entry(seq, ts, kind, json.loads(text), prev, digest)
 
     def __len__(self) -> int:
-        return int(self._db.execute("SELECT COUNT(*) FROM journal").fetchone()[0])
+        return int(next(self._rows("SELECT COUNT(*) FROM journal"))[0])

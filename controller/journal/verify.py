@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass
 
 from controller.journal.chain import GENESIS, entry_hash
-from controller.journal.store import Journal
+from controller.journal.store import Journal, JournalError
 
 
 @dataclass(frozen=True)
@@ -36,16 +36,19 @@ class VerifyReport:
 def verify(journal: Journal) -> VerifyReport:
     """Walk the chain from the first row; stop at the first row that does not fit."""
     expected_seq, prev, count = 1, GENESIS, 0
-    for seq, ts, kind, text, prev_hash, digest in journal.raw_rows():
-        if seq != expected_seq:
-            return VerifyReport(False, count, seq, f"row {expected_seq} is missing (next row found is {seq})", prev)
-        if prev_hash != prev:
-            return VerifyReport(False, count, seq, f"row {seq} does not chain to row {seq - 1}", prev)
-        if entry_hash(prev_hash, seq, ts, kind, text) != digest:
-            return VerifyReport(False, count, seq, f"row {seq} was changed after it was written", prev)
-        try:
-            json.loads(text)
-        except ValueError:
-            return VerifyReport(False, count, seq, f"row {seq} holds no valid JSON", prev)
-        expected_seq, prev, count = seq + 1, digest, count + 1
+    try:
+        for seq, ts, kind, text, prev_hash, digest in journal.raw_rows():
+            if seq != expected_seq:
+                return VerifyReport(False, count, seq, f"row {expected_seq} is missing (next row found is {seq})", prev)
+            if prev_hash != prev:
+                return VerifyReport(False, count, seq, f"row {seq} does not chain to row {seq - 1}", prev)
+            if entry_hash(prev_hash, seq, ts, kind, text) != digest:
+                return VerifyReport(False, count, seq, f"row {seq} was changed after it was written", prev)
+            try:
+                json.loads(text)
+            except ValueError:
+                return VerifyReport(False, count, seq, f"row {seq} holds no valid JSON", prev)
+            expected_seq, prev, count = seq + 1, digest, count + 1
+    except JournalError as exc:  # the file itself is damaged; the rows read before it were sound
+        return VerifyReport(False, count, expected_seq, str(exc), prev)
     return VerifyReport(True, count, head=prev)

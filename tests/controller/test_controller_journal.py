@@ -400,3 +400,19 @@ def test_recall_refuses_a_count_under_one_rather_than_print_nothing(n, tmp_path,
         main(["journal", "--state-dir", str(tmp_path), "recall", n])
     assert done.value.code == 2
     assert "must be at least 1" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("keep", [0, 0.5])  # an empty file; one cut off halfway (a copy that stopped short)
+def test_a_damaged_journal_file_is_named_by_every_journal_command_without_a_traceback(tmp_path, capsys, keep):
+    with Journal.open(tmp_path) as j:
+        for _ in range(60):
+            _fill(j)
+    path = tmp_path / "journal.sqlite3"
+    data = path.read_bytes()
+    path.write_bytes(data[: int(len(data) * keep)])
+    assert main(["journal", "--state-dir", str(tmp_path), "verify"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["ok"] is False and "is damaged" in report["reason"]
+    for action in (["export"], ["recall", "3"], ["frames"]):
+        assert main(["journal", "--state-dir", str(tmp_path), *action]) == 2
+        assert "is damaged" in capsys.readouterr().err

@@ -15,8 +15,12 @@ import csv
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from controller.cli.argtypes import at_least
+
+if TYPE_CHECKING:
+    from controller.journal import Journal
 
 NAME = "journal"
 HELP = "audit the table's journal: verify the hash chain, export it, recall the last rolls"
@@ -126,8 +130,7 @@ def _frames(n: int) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from controller.config import ConfigError
-    from controller.journal import (FRAME_LABEL_COLUMNS, Journal, JournalError, export_lines, frame_labels,
-                                    game_event_lines, recall, verify)
+    from controller.journal import Journal, JournalError
 
     try:
         state_dir = _state_dir(args)
@@ -137,6 +140,17 @@ def run(args: argparse.Namespace) -> int:
         if isinstance(exc, JournalError):
             _suggest_demo_journals(state_dir)
         return 2
+    try:
+        return _act(args, journal, state_dir)
+    except JournalError as exc:  # a file damaged past its first rows: say so, never a traceback
+        print(f"dicetable journal: {exc}", file=sys.stderr)
+        return 2
+
+
+def _act(args: argparse.Namespace, journal: Journal, state_dir: Path) -> int:
+    """The action asked for, on the open ``journal``."""
+    from controller.journal import FRAME_LABEL_COLUMNS, export_lines, frame_labels, game_event_lines, recall, verify
+
     with journal:
         if args.action == "verify":
             report = verify(journal)
