@@ -119,3 +119,18 @@ def test_bench_text_report_and_bad_folder(tmp_path, capsys, draw_table):
     assert "per-die accuracy" in out and "latency median" in out
     assert "measured on" in out and "fixed blur" in out
     assert main(["bench", str(tmp_path / "absent")]) == 2
+
+
+@pytest.mark.parametrize("limit", ["0", "-3"])
+def test_bench_refuses_a_limit_under_one(tmp_path, capsys, limit):
+    """--limit 0 read every image and -3 all but the last three: a figure over the wrong images."""
+    with pytest.raises(SystemExit) as done:
+        main(["bench", str(tmp_path), f"--limit={limit}"])
+    assert done.value.code == 2 and "must be at least 1" in capsys.readouterr().err
+
+
+def test_bench_limit_reads_the_first_images_only(tmp_path, capsys, draw_table):
+    folder = tmp_path / "set"
+    _labelled_folder(folder, draw_table, manifest=True)
+    assert main(["bench", str(folder), "--report", str(tmp_path / "r"), "--json", "--limit", "2"]) == 0
+    assert json.loads(capsys.readouterr().out)["images"] == 2

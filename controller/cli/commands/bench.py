@@ -12,6 +12,8 @@ import json
 import sys
 from pathlib import Path
 
+from controller.cli.argtypes import at_least
+
 NAME = "bench"
 HELP = "measure the dice reader on a labelled folder (YOLO labels or manifest.csv)"
 
@@ -28,7 +30,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="OpenCV threads (default 1: the figures are per core)")
     parser.add_argument("--die-size", type=float, metavar="PX", default=None,
                         help="side of a die's top face in pixels, as a table calibration gives it")
-    parser.add_argument("--limit", type=int, default=None, help="read only the first N images")
+    parser.add_argument("--limit", type=at_least(1), default=None, help="read only the first N images")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON instead of text")
 
 
@@ -51,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     except (LabelError, OSError) as exc:
         print(f"dicetable bench: {exc}", file=sys.stderr)
         return 2
-    if args.limit:
+    if args.limit is not None:
         items = items[: args.limit]
     if not items:
         print(f"dicetable bench: no labelled images in {folder} (split {args.split})", file=sys.stderr)
