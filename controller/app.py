@@ -203,6 +203,11 @@ def _is_dealer_press(event: Any) -> bool:
     return isinstance(name, str) and name in DEALER_PRESSES
 
 
+class GpioUnavailable(RuntimeError):
+    """The configured pin factory cannot drive this machine's GPIO (no lgpio module, no GPIO chip, no
+    permission): an installation problem to fix, which a restart does not."""
+
+
 def open_devices(config: Config, sink: Callable[[Any], None], *, clock: Any = None,
                  on_motor_stop: Callable[[Any], None] | None = None) -> tuple[GpioDevices, Any]:
     """The GPIO devices; returns them and the pin factory (a ``MockFactory`` for ``mock``)."""
@@ -211,12 +216,25 @@ def open_devices(config: Config, sink: Callable[[Any], None], *, clock: Any = No
 
         factory: Any = MockFactory()
     else:
-        from gpiozero.pins.lgpio import LGPIOFactory  # only on a Pi
-
-        factory = LGPIOFactory()
+        factory = _lgpio_factory()
     devices = build_devices(config.pins, config.gpio, pin_factory=factory, sink=sink, clock=clock,
                             on_motor_stop=on_motor_stop)
     return devices, factory
+
+
+def _lgpio_factory() -> Any:
+    """gpiozero's lgpio pin factory, or ``GpioUnavailable`` saying what to install or check."""
+    try:
+        from gpiozero.pins.lgpio import LGPIOFactory  # only on a Pi
+    except ImportError as exc:
+        raise GpioUnavailable(f'pin_factory = "lgpio": {exc}; on the Pi install python3-lgpio and make the venv '
+                              "with --system-site-packages (README, \"Raspberry Pi install\"), "
+                              'or use pin_factory = "mock" off the Pi') from None
+    try:
+        return LGPIOFactory()
+    except Exception as exc:  # noqa: BLE001 - lgpio raises its own error type for a missing chip or permission
+        raise GpioUnavailable(f'pin_factory = "lgpio": cannot open the GPIO chip ({exc}); is this a Raspberry Pi, '
+                              "and is the service's user in the gpio group?") from None
 
 
 @dataclass

@@ -219,17 +219,21 @@ class DemoTable:
               + (f" | {screen}" if screen else ""), file=self.out)
 
 
-def _extra_bets(path: str | None, game: str, default_game: str) -> list[dict[str, Any]]:
-    if not path:
-        return []
-    bets = []
-    for line in open_events(path):
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        event = parse_event_line(line)
-        if event.pop("game", default_game) == game:
-            bets.append(event)
+def _extra_bets(path: str, default_game: str) -> dict[str, list[dict[str, Any]]]:
+    """The ``--bets`` events by game (a line's ``"game"``, else ``default_game``). Read once for
+    every game: standard input can be read only once. ``ValueError`` names a line whose game is
+    not one, rather than drop its bet without a word."""
+    bets: dict[str, list[dict[str, Any]]] = {game: [] for game in GAMES}
+    with open_events(path) as stream:
+        for number, line in enumerate(stream, 1):
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            event = parse_event_line(line)
+            game = event.pop("game", default_game)
+            if not isinstance(game, str) or game not in bets:
+                raise ValueError(f"--bets line {number}: \"game\" must be one of {', '.join(GAMES)}, got {game!r}")
+            bets[game].append(event)
     return bets
 
 
@@ -241,6 +245,11 @@ def run_demo(config: Config, *, rolls: int | None = None, seed: int = 7, state_d
     out = out or sys.stdout
     if state_dir:
         config = replace(config, state_dir=Path(state_dir))
+    try:
+        extra_bets = _extra_bets(bets_file, config.game) if bets_file else {}
+    except ValueError as exc:
+        print(f"dicetable run: {exc}", file=sys.stderr)
+        return 2
     display = open_display(config)
     status = 0
     try:
@@ -258,7 +267,7 @@ def run_demo(config: Config, *, rolls: int | None = None, seed: int = 7, state_d
                     print(f"  (the earlier demo journal does not fit this version; kept as {demo.set_aside})", file=out)
                 demo.controller.redraw()
                 demo.settle_leftovers()
-                extra = _extra_bets(bets_file, game, config.game) if bets_file else []
+                extra = extra_bets.get(game, [])
                 for number in range(1, (rolls or ROLLS[game]) + 1):
                     demo.play_roll(number, extra if number == 1 else [])
                     demo.show_display()

@@ -27,9 +27,11 @@ log = logging.getLogger(__name__)
 
 
 def run_table(config: Config, *, events: IO[str] | None = None, resume: bool = False,
-              exit_at_end: bool = False, out: IO[str] = sys.stdout, stop: threading.Event | None = None) -> int:
+              exit_at_end: bool = False, out: IO[str] | None = None, stop: threading.Event | None = None) -> int:
     """Run the configured table until ``stop`` is set, a signal ends it, or (``exit_at_end``) the
-    event stream is played; returns the exit status."""
+    event stream is played; returns the exit status. ``out`` (standard output by default, looked up
+    at the call) gets the start line and every effect."""
+    out = out or sys.stdout
     notifier = Notifier()
     if threading.current_thread() is threading.main_thread():
         exit_on_signals()

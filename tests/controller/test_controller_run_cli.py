@@ -21,6 +21,7 @@ def test_events_without_a_configuration_journal_in_the_state_dir_given(tmp_path,
     (["--config", "t.toml", "--state-dir", "sd"], "--state-dir and --config"),
     (["--events", "missing.jsonl"], "--events missing.jsonl: no such file"),
     (["--bets", "missing.jsonl"], "--bets missing.jsonl: no such file"),
+    (["--events", "."], "--events .: is a directory"),
 ])
 def test_options_that_would_do_nothing_or_files_that_are_not_there_are_refused(argv, message, tmp_path,
                                                                                 monkeypatch, capsys):
@@ -40,3 +41,65 @@ def test_the_demo_refuses_a_roll_count_under_one(rolls, tmp_path, monkeypatch, c
         main(["run", "--rolls", rolls])
     assert done.value.code == 2
     assert "must be at least 1" in capsys.readouterr().err
+
+
+def test_events_from_a_named_pipe_or_a_device_are_read(tmp_path, monkeypatch, capsys):
+    """A stream that is not a regular file (a FIFO, /dev/null, a shell's <(...)) is not \"no such file\"."""
+    import os
+    import threading
+
+    monkeypatch.chdir(tmp_path)
+    os.mkfifo("fifo")
+    writer = threading.Thread(target=lambda: open("fifo", "w").write('{"event": "void"}\n'))
+    writer.start()
+    assert main(["run", "--events", "fifo", "--exit-at-end", "--state-dir", "a"]) == 0
+    writer.join()
+    assert main(["run", "--events", os.devnull, "--exit-at-end", "--state-dir", "b"]) == 0
+    assert (tmp_path / "a" / "journal.sqlite3").is_file() and (tmp_path / "b" / "journal.sqlite3").is_file()
+
+
+def test_a_configured_lgpio_factory_without_lgpio_stops_with_what_to_install(tmp_path, monkeypatch, capsys):
+    """Exit 2, which systemd does not restart: a venv without the Pi's lgpio needs installing, not retrying."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "gpiozero.pins.lgpio", None)  # as on a machine without lgpio
+    config = tmp_path / "pi.toml"
+    config.write_text(f'[table]\nstate_dir = "{tmp_path / "state"}"\npin_factory = "lgpio"\n'
+                      '[camera]\nsource = "none"\n[display]\nport = "none"\n')
+    (tmp_path / "e.jsonl").write_text("")
+    assert main(["run", "--config", str(config), "--events", str(tmp_path / "e.jsonl"), "--exit-at-end"]) == 2
+    err = capsys.readouterr().err
+    assert 'pin_factory = "lgpio"' in err and "python3-lgpio" in err and "Traceback" not in err
+
+
+def test_demo_bets_from_standard_input_reach_every_game(tmp_path, monkeypatch, capsys):
+    """Standard input can be read once: a hazard bet after the craps game's turn was lost."""
+    import io
+    import sys
+
+    monkeypatch.chdir(tmp_path)
+    line = '{"event": "bet", "seat": "A", "bet": "raffle", "number": 3, "amount": 100, "game": "hazard"}\n'
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(line.encode())))
+    assert main(["run", "--rolls", "1", "--bets", "-"]) == 0
+    assert "A raffle 3 $1.00" in capsys.readouterr().out
+
+
+def test_a_demo_bet_for_a_game_that_is_not_one_is_refused_by_its_line(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "b.jsonl").write_text('\n{"event": "bet", "seat": "A", "bet": "pass", "amount": 500, "game": "Craps"}\n')
+    assert main(["run", "--rolls", "1", "--bets", "b.jsonl"]) == 2
+    assert "--bets line 2: \"game\" must be one of craps, hazard, bang, got 'Craps'" in capsys.readouterr().err
+    assert not (tmp_path / "var").exists()
+
+
+def test_a_journal_of_other_rules_stops_the_table_with_a_status_systemd_does_not_restart(tmp_path, capsys):
+    """Restarting cannot mend it: the journal wants archiving or the file mending (docs/operation.md)."""
+    events = tmp_path / "e.jsonl"
+    events.write_text("")
+    config = tmp_path / "t.toml"
+    head = f'[table]\nstate_dir = "{tmp_path / "state"}"\n[camera]\nsource = "none"\n[display]\nport = "none"\n'
+    config.write_text(head)
+    assert main(["run", "--config", str(config), "--events", str(events), "--exit-at-end"]) == 0
+    config.write_text(head + "[rules]\nmin_bet = 1000\n")
+    assert main(["run", "--config", str(config), "--events", str(events), "--exit-at-end"]) == 2
+    assert "other rules" in capsys.readouterr().err

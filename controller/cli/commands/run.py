@@ -59,10 +59,13 @@ def _misused_option(args: argparse.Namespace) -> str | None:
 
 
 def _missing_file(args: argparse.Namespace) -> str | None:
-    """The input file given that is not there, named, or None (instead of a traceback later)."""
+    """The input file given that is not there or is a directory, named, or None (instead of a
+    traceback later). A named pipe, a device or a shell's ``<(...)`` is a stream to read, not refused."""
     for option, path in (("--events", args.events), ("--bets", args.bets)):
-        if path and path != "-" and not Path(path).is_file():
+        if path and path != "-" and not Path(path).exists():
             return f"{option} {path}: no such file"
+        if path and path != "-" and Path(path).is_dir():
+            return f"{option} {path}: is a directory"
     return None
 
 
@@ -96,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
 
     from controller.journal import JournalError
     from controller.service import run_table
+    from controller.table import JournalMismatch
 
     if args.config is None:
         # Events without a configuration: the demo's stand-ins, with the reads coming in the stream.
@@ -103,10 +107,17 @@ def run(args: argparse.Namespace) -> int:
         if args.state_dir:
             config = replace(config, state_dir=Path(args.state_dir))
 
+    from controller.app import GpioUnavailable
     from vision.sources import SourceError
 
     try:
         return run_table(config, events=events, resume=args.resume, exit_at_end=args.exit_at_end)
+    except GpioUnavailable as exc:  # not restarted (exit 2): installing or wiring is needed first
+        print(f"dicetable run: {config.source}: {exc}", file=sys.stderr)
+        return 2
+    except JournalMismatch as exc:  # not restarted (exit 2): the journal wants archiving, or the file mending
+        print(f"dicetable run: {exc}", file=sys.stderr)
+        return 2
     except JournalError as exc:
         print(f"dicetable run: {exc}", file=sys.stderr)
         return 3
