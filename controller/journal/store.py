@@ -116,12 +116,12 @@ class Journal:
         self.close()
 
     def _rows(self, sql: str, *params: Any) -> Iterator[tuple]:
-        """The rows of a query; a damaged file (cut short, overwritten, not a journal) is a
-        ``JournalError`` naming it, wherever the reading meets the damage."""
+        """The rows of a query; a file SQLite cannot read (cut short, overwritten, not a journal,
+        locked) is a ``JournalError`` naming it and SQLite's reason, wherever the reading fails."""
         try:
             yield from self._db.execute(sql, params)
         except sqlite3.DatabaseError as exc:
-            raise JournalError(f"the journal {self.path} is damaged: {exc}") from exc
+            raise JournalError(f"cannot read the journal {self.path}: {exc}") from exc
 
     def _last(self) -> tuple[int, str]:
         if self._tail is None:

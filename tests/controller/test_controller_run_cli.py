@@ -86,7 +86,8 @@ def test_demo_bets_from_standard_input_reach_every_game(tmp_path, monkeypatch, c
 
 def test_a_demo_bet_for_a_game_that_is_not_one_is_refused_by_its_line(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "b.jsonl").write_text('\n{"event": "bet", "seat": "A", "bet": "pass", "amount": 500, "game": "Craps"}\n')
+    bet = '{"event": "bet", "seat": "A", "bet": "pass", "amount": 500, "game": "Craps"}'
+    (tmp_path / "b.jsonl").write_text(f"\n{bet}\n")
     assert main(["run", "--rolls", "1", "--bets", "b.jsonl"]) == 2
     assert "--bets line 2: \"game\" must be one of craps, hazard, bang, got 'Craps'" in capsys.readouterr().err
     assert not (tmp_path / "var").exists()

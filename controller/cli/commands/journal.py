@@ -142,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         return _act(args, journal, state_dir)
-    except JournalError as exc:  # a file damaged past its first rows: say so, never a traceback
+    except JournalError as exc:  # a file damaged past its first rows: say why, never a traceback
         print(f"dicetable journal: {exc}", file=sys.stderr)
         return 2
 
