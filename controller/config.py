@@ -325,8 +325,7 @@ def load(path: Path | str | None, *, without_calibration: bool = False) -> Confi
         return validate({}, DEMO_SOURCE)
     path = Path(path)
     try:
-        with path.open("rb") as f:
-            data = tomllib.load(f)
+        data = tomllib.loads(path.read_bytes().decode("utf-8-sig"))  # -sig: a BOM from a Windows editor is no error
     except FileNotFoundError:
         raise ConfigError(str(path), [("(file)", "no such file")]) from None
     except OSError as exc:  # a directory, no permission, a failing card: say so, never a traceback

@@ -51,7 +51,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("config", nargs="?", type=Path, help="TOML configuration (default: the built-in pin map)")
     args = parser.parse_args(argv)
     try:
-        data = tomllib.loads(args.config.read_text(encoding="utf-8")) if args.config else {}
+        data = tomllib.loads(args.config.read_text(encoding="utf-8-sig")) if args.config else {}
         pins = PinMap.from_dict(data.get("pins", {}))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, GpioConfigError) as error:
         # Still switch the default lines off: a broken file must not keep the motor on.

@@ -53,7 +53,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def _load(path: Path | None) -> tuple[PinMap, GpioSettings]:
     """The file's pin map and timings; one error naming every wrong key of both tables."""
-    data = tomllib.loads(path.read_text(encoding="utf-8")) if path else {}
+    data = tomllib.loads(path.read_text(encoding="utf-8-sig")) if path else {}
     problems: list[tuple[str, str]] = []
     try:
         pins = PinMap.from_dict(data.get("pins", {}))

@@ -119,6 +119,12 @@ def test_a_file_that_cannot_be_read_as_text_is_a_configuration_error_not_a_trace
         load(latin1)
 
 
+def test_a_byte_order_mark_from_a_windows_editor_is_no_error(tmp_path):
+    bom = tmp_path / "bom.toml"
+    bom.write_bytes(b"\xef\xbb\xbf" + b'[table]\ngame = "hazard"\n')
+    assert load(bom).game == "hazard"
+
+
 def test_calibration_file_written_by_the_calibrate_tool_is_loaded(tmp_path):
     import numpy as np
 

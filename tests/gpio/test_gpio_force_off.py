@@ -59,3 +59,15 @@ def test_a_file_that_is_not_utf8_still_switches_the_default_lines_off(tmp_path, 
     assert tool.main([str(config)]) == 0
     assert switched == [PinMap()]
     assert "using the default pin map" in capsys.readouterr().err
+
+
+def test_a_byte_order_mark_does_not_send_it_to_the_default_pins(tmp_path, monkeypatch):
+    """The table reads such a file; force_off must switch off the same lines, not the default ones."""
+    import hardware.gpio.force_off as tool
+
+    switched = []
+    monkeypatch.setattr(tool, "force_off", lambda pins: switched.append(pins) or [0] * len(OUTPUTS))
+    config = tmp_path / "table.toml"
+    config.write_bytes(b"\xef\xbb\xbf[pins]\ncage_motor = 20\n")
+    assert tool.main([str(config)]) == 0
+    assert switched == [PinMap(cage_motor=20)]

@@ -63,6 +63,13 @@ def test_every_bad_key_is_named_on_its_own_line(tmp_path, capsys):
     assert all(line.startswith(f"{config}: ") for line in lines)
 
 
+def test_a_byte_order_mark_is_read_as_the_table_reads_it(tmp_path, capsys):
+    config = tmp_path / "table.toml"
+    config.write_bytes(b"\xef\xbb\xbf[pins]\nbutton_lock = 99\n")
+    assert main([str(config), "--mock"]) == 2
+    assert "pins.button_lock" in capsys.readouterr().err  # the key is read, not a syntax error at line 1
+
+
 def test_a_file_that_is_not_utf8_is_reported(tmp_path, capsys):
     config = tmp_path / "table.toml"
     config.write_bytes("# \u00a7 4620.3\n".encode("latin-1"))
