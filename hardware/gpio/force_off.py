@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from gpiozero import DigitalOutputDevice
 
-from hardware.gpio.pinmap import GpioConfigError, PinMap
+from hardware.gpio.pinmap import GpioConfigError, PinMap, read_tables
 
 OUTPUTS = ("cage_motor", "light_no_more_bets", "light_bang_inside", "light_bang_outside")
 
@@ -51,9 +50,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("config", nargs="?", type=Path, help="TOML configuration (default: the built-in pin map)")
     args = parser.parse_args(argv)
     try:
-        data = tomllib.loads(args.config.read_text(encoding="utf-8-sig")) if args.config else {}
-        pins = PinMap.from_dict(data.get("pins", {}))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, GpioConfigError) as error:
+        pins = PinMap.from_dict(read_tables(args.config).get("pins", {}))
+    except GpioConfigError as error:
         # Still switch the default lines off: a broken file must not keep the motor on.
         for line in str(error).splitlines():  # one line per wrong key
             print(f"force_off: {args.config}: {line}", file=sys.stderr)

@@ -1,15 +1,19 @@
 """Which BCM GPIO drives what, and the timings of the GPIO devices, from configuration.
 
 The controller loads its TOML file and hands the tables to ``PinMap.from_dict``
-(the ``[pins]`` table) and ``GpioSettings.from_dict`` (the ``[gpio]`` table).
+(the ``[pins]`` table) and ``GpioSettings.from_dict`` (the ``[gpio]`` table); the
+GPIO tools that run without the controller (``wiring_check``, ``force_off``) read
+the same file with ``read_tables``.
 Bad keys and values raise one ``GpioConfigError`` naming every key, so the operator sees
 ``pins.button_lock`` rather than a traceback from deep inside gpiozero. The wiring
 behind the defaults is drawn in ``hardware/README.md``.
 """
 from __future__ import annotations
 
+import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
+from pathlib import Path
 from typing import Any
 
 #: BCM GPIO numbers on the 40-pin header. 0 and 1 are the HAT ID EEPROM bus.
@@ -41,6 +45,22 @@ class GpioConfigError(ValueError):
     def under(self, table: str) -> GpioConfigError:
         """The same errors with their keys placed inside a configuration table (``pins.`` + key)."""
         return GpioConfigError.of([(f"{table}.{key}", detail) for key, detail in self.problems])
+
+
+def read_tables(path: Path | None) -> dict[str, Any]:
+    """The tables of the TOML configuration at ``path`` (none for None), read as the table
+    controller reads it: a UTF-8 byte order mark is allowed. A file that cannot be read or
+    parsed is one ``GpioConfigError`` keyed ``(file)`` or ``(syntax)``, never a traceback."""
+    if path is None:
+        return {}
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8-sig"))
+    except OSError as exc:  # missing, a directory, no permission
+        raise GpioConfigError("(file)", f"cannot read it: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise GpioConfigError("(file)", f"not UTF-8 text: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise GpioConfigError("(syntax)", str(exc)) from None
 
 
 def _from_table(cls: type, data: Mapping[str, Any], where: str) -> Any:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -26,7 +25,7 @@ from hardware.gpio.devices import build_devices
 from hardware.gpio.events import ButtonEvent
 from hardware.gpio.lights import LightsState
 from hardware.gpio.safe_exit import exit_on_signals
-from hardware.gpio.pinmap import GpioConfigError, GpioSettings, PinMap
+from hardware.gpio.pinmap import GpioConfigError, GpioSettings, PinMap, read_tables
 
 LAMPS = (
     ("no_more_bets", "light_no_more_bets", LightsState(no_more_bets=True)),
@@ -53,7 +52,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def _load(path: Path | None) -> tuple[PinMap, GpioSettings]:
     """The file's pin map and timings; one error naming every wrong key of both tables."""
-    data = tomllib.loads(path.read_text(encoding="utf-8-sig")) if path else {}
+    data = read_tables(path)
     problems: list[tuple[str, str]] = []
     try:
         pins = PinMap.from_dict(data.get("pins", {}))
@@ -72,7 +71,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         pins, settings = _load(args.config)
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, GpioConfigError) as error:
+    except GpioConfigError as error:
         for line in str(error).splitlines():  # one line per wrong key
             print(f"{args.config}: {line}", file=sys.stderr)
         return 2
