@@ -62,9 +62,11 @@ def _missing_file(args: argparse.Namespace) -> str | None:
     """The input file given that is not there or is a directory, named, or None (instead of a
     traceback later). A named pipe, a device or a shell's ``<(...)`` is a stream to read, not refused."""
     for option, path in (("--events", args.events), ("--bets", args.bets)):
-        if path and path != "-" and not Path(path).exists():
+        if not path or path == "-":
+            continue
+        if not Path(path).exists():
             return f"{option} {path}: no such file"
-        if path and path != "-" and Path(path).is_dir():
+        if Path(path).is_dir():
             return f"{option} {path}: is a directory"
     return None
 
