@@ -19,7 +19,7 @@ dealer ruled on, labelled with the dice settled, for ``dicetable bench``; and
     >>> j.append({"event": "lock"})                    # doctest: +SKIP
 """
 from controller.journal.chain import GENESIS, entry_hash
-from controller.journal.export import export_lines, game_event_lines
+from controller.journal.export import export_lines, game_event_lines, game_events
 from controller.journal.recall import FRAME_LABEL_COLUMNS, BoxedFrame, RolledRecord, boxed_frames, frame_labels, recall
 from controller.journal.store import INPUT, EFFECT, Entry, Journal, JournalError
 from controller.journal.verify import VerifyReport, verify
@@ -40,6 +40,7 @@ __all__ = [
     "export_lines",
     "frame_labels",
     "game_event_lines",
+    "game_events",
     "recall",
     "verify",
 ]

@@ -27,8 +27,9 @@ def export_lines(journal: Journal, *, events_only: bool = False, inputs_only: bo
 GAME_INPUTS = ("bet", "remove", "next_shooter")
 
 
-def game_event_lines(journal: Journal) -> Iterator[str]:
-    """The rules engine's events in journal order: accepted game inputs and settled rolls."""
+def game_events(journal: Journal) -> Iterator[tuple[int, dict]]:
+    """The rules engine's events in journal order, each with its row: accepted game inputs and
+    settled rolls (a roll's row is that of its ``roll`` effect)."""
     entries = list(journal.entries())
     for index, entry in enumerate(entries):
         name = entry.event.get("event")
@@ -36,9 +37,15 @@ def game_event_lines(journal: Journal) -> Iterator[str]:
             following = entries[index + 1] if index + 1 < len(entries) else None
             refused = following is not None and following.kind == EFFECT and following.event.get("event") == "rejected"
             if not refused:
-                yield json.dumps(entry.event, sort_keys=True, separators=(",", ":"))
+                yield entry.seq, entry.event
         elif entry.kind == EFFECT and name == "roll":
             roll = {"event": "roll", "dice": entry.event["dice"]}
             if entry.event.get("by"):
                 roll["by"] = entry.event["by"]
-            yield json.dumps(roll, sort_keys=True, separators=(",", ":"))
+            yield entry.seq, roll
+
+
+def game_event_lines(journal: Journal) -> Iterator[str]:
+    """:func:`game_events` as JSON lines, the input of ``dicetable replay``."""
+    for _, event in game_events(journal):
+        yield json.dumps(event, sort_keys=True, separators=(",", ":"))

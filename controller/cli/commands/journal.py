@@ -1,8 +1,9 @@
-"""``dicetable journal verify|export|recall N|frames``: audit a table's journal.
+"""``dicetable journal verify|audit|export|recall N|frames``: audit a table's journal.
 
 The journal is opened read-only, so an operator can run this beside the
 live table. ``verify`` exits 1 when the chain is broken (and names the
-row), ``export`` writes JSON lines, ``recall N`` prints the last N rolls
+row), ``audit`` exits 1 when the rules engine alone, under the journal's own
+rules, does not give back its settlements (and names the row), ``export`` writes JSON lines, ``recall N`` prints the last N rolls
 with their reads and settlements for a dispute, ``frames`` writes the
 ``manifest.csv`` that makes the saved frames a labelled folder for
 ``dicetable bench`` (with ``--yolo DIR``, a folder labelled die by die, for
@@ -32,6 +33,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     where.add_argument("--state-dir", metavar="DIR", help="the state directory holding journal.sqlite3 (default ./var)")
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     actions.add_parser("verify", help="check the hash chain; exit 1 and name the row if it is broken")
+    actions.add_parser("audit", help="recompute every settlement with the rules engine alone, under the journal's "
+                                     "own rules; exit 1 and name the first row that differs")
     export = actions.add_parser("export", help="every row as JSON lines")
     export.add_argument("--events", action="store_true", help="bare events only (the docs/events.md format)")
     export.add_argument("--inputs", action="store_true", help="input rows only (bets, buttons, reads)")
@@ -154,6 +157,12 @@ def _act(args: argparse.Namespace, journal: Journal, state_dir: Path) -> int:
     with journal:
         if args.action == "verify":
             report = verify(journal)
+            print(json.dumps(report.to_json()))
+            return 0 if report.ok else 1
+        if args.action == "audit":
+            from controller.audit import audit
+
+            report = audit(journal)
             print(json.dumps(report.to_json()))
             return 0 if report.ok else 1
         if args.action == "export":

@@ -1,0 +1,94 @@
+"""Recompute a journal's settlements with the rules engine alone, and compare them.
+
+Why: the table's own recovery (:mod:`controller.table.journaled`) replays the
+journal through the same table code that wrote it. An auditor wants a second
+opinion that shares as little as possible with that code: only the pure rules
+engine, fed only the game events the table accepted (bets, removals, shooter
+changes and the dice it settled), under the rules the journal was started with
+(its first row), not under today's configuration file, which may have changed
+since. Every ``settle`` and ``returned`` row of the journal must then come out
+again, in the same order and to the cent, and nothing more.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+from controller.journal import EFFECT, Journal, game_events
+from controller.journal.chain import canonical_json
+from controller.rules import BetRejected, ConfigError, TableConfig, apply, new_game, parse_event
+
+SETTLEMENT_EVENTS = ("settle", "returned")
+"""The journal's effects that move money, which the audit recomputes."""
+
+
+@dataclass(frozen=True)
+class AuditReport:
+    """``ok`` when the rules engine gives back exactly the journal's settlements.
+
+    Otherwise ``row`` is the first journal row where they part, ``reason`` says how, and
+    ``journal`` / ``recomputed`` hold the two settlements that differ (one may be None)."""
+
+    ok: bool
+    game: str | None
+    rolls: int
+    settlements: int
+    returned: int
+    row: int | None = None
+    reason: str | None = None
+    journal: dict[str, Any] | None = None
+    recomputed: dict[str, Any] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"ok": self.ok, "game": self.game, "rolls": self.rolls,
+                               "settlements": self.settlements, "returned": self.returned}
+        if not self.ok:
+            out.update(row=self.row, reason=self.reason, journal=self.journal, recomputed=self.recomputed)
+        return out
+
+
+def _recorded(journal: Journal) -> Iterator[tuple[int, dict[str, Any]]]:
+    for entry in journal.entries():
+        if entry.kind == EFFECT and entry.event.get("event") in SETTLEMENT_EVENTS:
+            yield entry.seq, entry.event
+
+
+def audit(journal: Journal) -> AuditReport:
+    """Replay ``journal``'s game events under its own rules and compare every settlement."""
+    first = next(iter(journal.entries()), None)
+    if first is None or first.event.get("event") != "table":
+        return AuditReport(False, None, 0, 0, 0, row=1, reason="row 1 is not a table header: no game or rules to replay under")
+    game = first.event.get("game")
+    try:
+        state = new_game(game, TableConfig.from_dict(first.event.get("rules", {})))
+    except (ConfigError, ValueError) as exc:
+        return AuditReport(False, game, 0, 0, 0, row=1, reason=f"the table header cannot be replayed: {exc}")
+    recorded = _recorded(journal)
+    rolls = settlements = returned = 0
+
+    def fail(row: int | None, reason: str, journal_side: dict | None = None, ours: dict | None = None) -> AuditReport:
+        return AuditReport(False, game, rolls, settlements, returned, row, reason, journal_side, ours)
+
+    for seq, event in game_events(journal):
+        try:
+            step = apply(state, parse_event(event))
+        except BetRejected as no:
+            return fail(seq, f"the rules engine refuses row {seq}, which the table accepted: {no.reason}")
+        state = step.state
+        if event.get("event") == "roll":
+            rolls += 1
+        for effect in step.effects:
+            ours = effect.to_json()
+            theirs = next(recorded, None)
+            if theirs is None:
+                return fail(seq, f"row {seq} settles a bet the journal never settled", None, ours)
+            if canonical_json(theirs[1]) != canonical_json(ours):
+                return fail(theirs[0], f"row {theirs[0]} differs from what the rules engine computes", theirs[1], ours)
+            if ours["event"] == "settle":
+                settlements += 1
+            else:
+                returned += 1
+    extra = next(recorded, None)
+    if extra is not None:
+        return fail(extra[0], f"row {extra[0]} settles a bet the rules engine does not", extra[1], None)
+    return AuditReport(True, game, rolls, settlements, returned)
