@@ -19,7 +19,7 @@ import json
 import logging
 from typing import Any, Callable, Mapping
 
-from controller.journal import EFFECT, INPUT, Journal, JournalError, verify
+from controller.journal import EFFECT, INPUT, Entry, Journal, JournalError, verify
 from controller.journal.chain import canonical_json, storable
 from controller.rules import TableConfig
 from controller.table import flow
@@ -65,6 +65,35 @@ def table_header(game: str, config: TableConfig) -> dict[str, Any]:
     return {"event": "table", "game": game, "rules": _plain(config.to_dict())}
 
 
+def fitting_entries(journal: Journal, game: str, config: TableConfig) -> list[Entry]:
+    """The journal's rows, once its chain is intact and its first row is the header of ``game``
+    under ``config`` (an empty journal: no rows); otherwise :class:`JournalMismatch`, saying why
+    and what to do. It writes nothing, so ``dicetable run --check`` asks it too."""
+    report = verify(journal)
+    if not report.ok:
+        raise JournalMismatch(
+            f"{journal.path}: the hash chain is broken at row {report.broken_seq} ({report.reason}); "
+            "the table will not replay an altered journal (see `dicetable journal verify`)"
+        )
+    entries = list(journal.entries())
+    if not entries:
+        return entries
+    first = entries[0].event
+    if first.get("event") != "table":
+        raise JournalMismatch(f"{journal.path}: row 1 is not a table header")
+    if first.get("game") != game:
+        raise JournalMismatch(
+            f"{journal.path} holds a {first.get('game')} table, not {game}; "
+            "use another state directory (or move journal.sqlite3 aside) to change the game"
+        )
+    if first.get("rules") != table_header(game, config)["rules"]:
+        raise JournalMismatch(
+            f"{journal.path} was started under other rules (limits or layout options); "
+            "move journal.sqlite3 aside to start a table under the new ones"
+        )
+    return entries
+
+
 class JournaledTable:
     """One table: its state, always equal to the replay of its journal."""
 
@@ -84,30 +113,10 @@ class JournaledTable:
         ``progress(done, total)`` is called every :data:`PROGRESS_EVERY` rows of a long replay
         (the service uses it to keep systemd's start timeout from expiring).
         """
-        report = verify(journal)
-        if not report.ok:
-            raise JournalMismatch(
-                f"{journal.path}: the hash chain is broken at row {report.broken_seq} ({report.reason}); "
-                "the table will not replay an altered journal (see `dicetable journal verify`)"
-            )
-        entries = list(journal.entries())
-        header = table_header(game, config)
+        entries = fitting_entries(journal, game, config)
         if not entries:
-            journal.append(header, INPUT)
+            journal.append(table_header(game, config), INPUT)
             return cls(journal, flow.new_table(game, config))
-        first = entries[0].event
-        if first.get("event") != "table":
-            raise JournalMismatch(f"{journal.path}: row 1 is not a table header")
-        if first.get("game") != game:
-            raise JournalMismatch(
-                f"{journal.path} holds a {first.get('game')} table, not {game}; "
-                "use another state directory (or move journal.sqlite3 aside) to change the game"
-            )
-        if first.get("rules") != header["rules"]:
-            raise JournalMismatch(
-                f"{journal.path} was started under other rules (limits or layout options); "
-                "move journal.sqlite3 aside to start a table under the new ones"
-            )
         state = flow.new_table(game, config)
         index, replayed, completed = 1, 0, 0
         next_report = PROGRESS_EVERY

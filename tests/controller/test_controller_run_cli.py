@@ -104,3 +104,59 @@ def test_a_journal_of_other_rules_stops_the_table_with_a_status_systemd_does_not
     config.write_text(head + "[rules]\nmin_bet = 1000\n")
     assert main(["run", "--config", str(config), "--events", str(events), "--exit-at-end"]) == 2
     assert "other rules" in capsys.readouterr().err
+
+
+def _table_file(tmp_path, extra: str = "") -> str:
+    config = tmp_path / "t.toml"
+    config.write_text(f'[table]\nstate_dir = "{tmp_path / "state"}"\n[camera]\nsource = "none"\n'
+                      f'[display]\nport = "none"\n{extra}')
+    return str(config)
+
+
+def test_check_says_whether_the_table_would_come_up_without_starting_it(tmp_path, capsys):
+    """An operator edits the file beside the running table: --check tells whether the restart
+    will come up, writing nothing and opening no device."""
+    config = _table_file(tmp_path)
+    assert main(["run", "--config", config, "--check"]) == 0
+    assert "configuration ok, craps table" in capsys.readouterr().out
+    assert not (tmp_path / "state").exists()  # nothing written, not even the journal's folder
+
+    (tmp_path / "e.jsonl").write_text('{"event": "bet", "seat": "A", "bet": "pass", "amount": 500}\n')
+    assert main(["run", "--config", config, "--events", str(tmp_path / "e.jsonl"), "--exit-at-end"]) == 0
+    capsys.readouterr()
+    rows = (tmp_path / "state" / "journal.sqlite3").stat().st_size
+    assert main(["run", "--config", config, "--check"]) == 0
+    assert "2 rows, chain intact, a craps table under these rules" in capsys.readouterr().out
+    assert (tmp_path / "state" / "journal.sqlite3").stat().st_size == rows
+
+    _table_file(tmp_path, "[rules]\nmin_bet = 1000\n")
+    assert main(["run", "--config", config, "--check"]) == 2
+    assert "started under other rules" in capsys.readouterr().err
+    _table_file(tmp_path, "colour = 3\n")  # a key [display] does not have
+    assert main(["run", "--config", config, "--check"]) == 2
+    assert "display.colour: unknown key" in capsys.readouterr().err
+
+
+def test_check_refuses_a_state_dir_this_user_cannot_write(tmp_path, monkeypatch, capsys):
+    import os
+
+    config = _table_file(tmp_path)
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda path, mode: False if str(path) == str(tmp_path) else real_access(path, mode))
+    assert main(["run", "--config", config, "--check"]) == 2
+    assert f"{tmp_path} is not writable by this user" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--check"], "--check: only with --config FILE"),
+    (["--config", "t.toml", "--check", "--events", "e.jsonl"], "--check: only with --config FILE, and alone"),
+    (["--resume"], "--resume: only with --events"),
+    (["--config", "t.toml", "--resume"], "--resume: only with --events"),
+])
+def test_check_and_resume_where_they_would_do_nothing_are_refused(argv, message, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "e.jsonl").write_text("")
+    (tmp_path / "t.toml").write_text("")
+    assert main(["run", *argv]) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "var").exists()

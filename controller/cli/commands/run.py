@@ -15,8 +15,12 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from controller.cli.argtypes import at_least
+
+if TYPE_CHECKING:
+    from controller.config import Config
 
 NAME = "run"
 HELP = "run the table (no --config: a demo session of every game on the stand-ins)"
@@ -38,6 +42,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--state-dir", metavar="DIR",
                         help="without --config: where the journals go (default ./var); with --config the "
                              "file's table.state_dir says it")
+    parser.add_argument("--check", action="store_true",
+                        help="with --config: check the file, its calibration and the journal it would replay "
+                             "(game, rules, hash chain), then exit without opening a device")
     parser.add_argument("-v", "--verbose", action="store_true", help="log what the devices and links do")
 
 
@@ -50,6 +57,14 @@ def _misused_option(args: argparse.Namespace) -> str | None:
     the same rule as ``dicetable journal``."""
     if args.config and args.state_dir:
         return "--state-dir and --config: the configuration's table.state_dir says where the journal goes"
+    if args.check:
+        used = [name for name, value in (("--events", args.events), ("--exit-at-end", args.exit_at_end),
+                                         ("--resume", args.resume)) if value]
+        if not args.config or used:
+            return "--check: only with --config FILE, and alone (it runs nothing)"
+    if args.resume and not args.events:
+        return ("--resume: only with --events (a table always recovers from its journal; --resume skips "
+                "the lines of --events the journal already holds)")
     if args.config or args.events:
         used = [name for name, value in (("--rolls", args.rolls), ("--seed", args.seed), ("--bets", args.bets))
                 if value is not None]
@@ -71,6 +86,44 @@ def _missing_file(args: argparse.Namespace) -> str | None:
     return None
 
 
+def _first_existing(path: Path) -> Path:
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    return path
+
+
+def _check(config: Config) -> int:
+    """``--check``: what ``dicetable run --config FILE`` would refuse before it opens a device.
+
+    The file and its calibration are already loaded. The journal is opened read-only and asked
+    what recovery asks (an intact chain, this game, these rules), so an operator can edit the
+    file beside the running table and learn whether the restart will come up. The devices are
+    not opened: the running table holds them (``wiring_check`` tries the GPIO lines)."""
+    import os
+
+    from controller.journal import Journal, JournalError
+    from controller.journal.store import JOURNAL_FILE
+    from controller.table.journaled import fitting_entries
+
+    path = config.state_dir / JOURNAL_FILE
+    try:
+        if path.exists():
+            with Journal.open(config.state_dir, readonly=True) as journal:
+                rows = len(fitting_entries(journal, config.game, config.rules))
+            journal_line = f"journal {path}: {rows} row{'s' if rows != 1 else ''}, chain intact, a {config.game} table under these rules"
+        else:
+            parent = _first_existing(config.state_dir)
+            if not os.access(parent, os.W_OK):
+                raise JournalError(f"{parent} is not writable by this user: the table could not start its journal there")
+            journal_line = f"no journal yet: the table starts one at {path}"
+    except JournalError as exc:
+        print(f"dicetable run: {exc}", file=sys.stderr)
+        return 2
+    print(f"{config.source}: configuration ok, {config.game} table\n{journal_line}\n"
+          "devices not opened (a running table holds them)")
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     import logging
 
@@ -87,6 +140,8 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"dicetable run: configuration error\n{exc}", file=sys.stderr)
         return 2
+    if args.check:
+        return _check(config)
     events = None
     if args.events:
         from controller.app import open_events
