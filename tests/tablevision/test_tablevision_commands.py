@@ -234,6 +234,24 @@ def test_calibrate_from_a_camera_asks_for_and_expects_the_games_dice(monkeypatch
     assert expect == count and asked[1].startswith(f"Lay {count} dice at rest") and filmed == (game or "craps")
 
 
+def test_calibrate_names_a_camera_that_gives_no_frames_before_asking_anything(monkeypatch):
+    """An installer must not clear the table, then lay dice, for a camera that was never there."""
+    import vision.sources
+    from controller.cli.commands import calibrate
+    from vision.sources import SourceUnavailable
+
+    class AbsentCamera(QueuingCamera):
+        def read(self):
+            raise SourceUnavailable("picamera2: no camera found")
+
+    asked = []
+    monkeypatch.setattr(vision.sources, "open_source", lambda spec: AbsentCamera())
+    monkeypatch.setattr("builtins.input", lambda text: asked.append(text) or "")
+    with pytest.raises(SourceUnavailable, match="gives no frames: picamera2: no camera found"):
+        calibrate._from_source("picamera2", 2, "craps")
+    assert asked == []
+
+
 def test_calibrate_the_generated_cage_named_in_the_source_alone(tmp_path, capsys):
     """The source says which table it films: the cage is calibrated as a cage without --game."""
     assert main(["calibrate", "--source", "generated:seed=3,game=hazard", "--out", str(tmp_path / "cal")]) == 0

@@ -124,6 +124,7 @@ def _from_source(spec: str | Mapping[str, Any], frames: int, game: str | None) -
         # (dice touching in a cluster, which can pass for one big die) are then not measured.
         game = game or "craps"
         count = GAME_DICE[game]
+        grab(source, 1)  # a camera that gives nothing is named now, not after the installer has cleared the table
         input("Clear the landing area (no dice, no hands), then press Enter... ")
         grab(source, STALE_FRAMES)
         empty = grab(source, frames)
