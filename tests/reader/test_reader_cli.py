@@ -121,6 +121,22 @@ def test_bench_text_report_and_bad_folder(tmp_path, capsys, draw_table):
     assert main(["bench", str(tmp_path / "absent")]) == 2
 
 
+def test_bench_says_why_a_listed_image_was_not_read(tmp_path, capsys, draw_table):
+    """A manifest row naming a file that is not there is not "not a readable image": the
+    reason is the one `dicetable read` gives for the same file."""
+    folder = tmp_path / "set"
+    _labelled_folder(folder, draw_table, manifest=True)
+    with (folder / "manifest.csv").open("a") as manifest:
+        manifest.write('gone.png,"1 2"\n')
+    (folder / "empty.png").write_bytes(b"")
+    with (folder / "manifest.csv").open("a") as manifest:
+        manifest.write('empty.png,"1 2"\n')
+    assert main(["bench", str(folder), "--report", str(tmp_path / "r"), "--json"]) == 0
+    reasons = json.loads(capsys.readouterr().out)["reasons"]
+    assert reasons.get("cannot open the file: No such file or directory") == 1
+    assert reasons.get("empty file") == 1 and reasons.get("not a readable image") == 1  # broken.png
+
+
 @pytest.mark.parametrize("limit", ["0", "-3"])
 def test_bench_refuses_a_limit_under_one(tmp_path, capsys, limit):
     """--limit 0 read every image and -3 all but the last three: a figure over the wrong images."""

@@ -6,13 +6,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-import cv2
 import numpy as np
 
 from vision.benchtool.labels import LabelledImage
 from vision.benchtool.progress import Progress
 from vision.benchtool.score import ImageScore, score
 from vision.model import Calibration, DiceRead, ReadStatus
+from vision.sources.folder import decode_image_file
 
 Reader = Callable[..., DiceRead]
 
@@ -30,10 +30,10 @@ def run(items: list[LabelledImage], reader: Reader, give_count: bool = True,
     """Read every image (``expect`` = its labelled count when ``give_count``) and score it."""
     results = []
     for item in items:
-        frame = cv2.imread(str(item.path), cv2.IMREAD_COLOR)
+        frame, problem = decode_image_file(item.path)
         expect = len(item.dice) if give_count and item.dice else None
         if frame is None:
-            read = DiceRead(ReadStatus.NO_READ, (), "not a readable image")
+            read = DiceRead(ReadStatus.NO_READ, (), problem)
             size = (0, 0)
         else:
             read = reader(frame, expect=expect, calibration=calibration)

@@ -62,15 +62,32 @@ def _timestamp(text: str, index: Path, line: int) -> float:
     return stamp
 
 
-def read_image(path: Path) -> np.ndarray:
-    """Decode an image file as BGR, or :class:`BrokenFrame` saying why not."""
+def decode_image_file(path: Path | str) -> tuple[np.ndarray | None, str | None]:
+    """``(BGR image, None)``, or ``(None, why not)``: never raises.
+
+    One decoder for every command that reads image files (``read``, ``bench``, a recorded
+    folder), so a file is refused with the same reason wherever it is given. ``np.fromfile``
+    and ``imdecode`` rather than ``imread``: they take any path the system does."""
     try:
         data = np.fromfile(str(path), np.uint8)
     except OSError as exc:
-        raise BrokenFrame(f"{path.name}: cannot read: {exc.strerror or exc}") from exc
-    image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+        return None, f"cannot open the file: {exc.strerror or exc}"
+    if data.size == 0:
+        return None, "empty file"
+    try:
+        image = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    except cv2.error:
+        image = None
     if image is None:
-        raise BrokenFrame(f"{path.name}: not a readable image")
+        return None, "not a readable image"
+    return image, None
+
+
+def read_image(path: Path) -> np.ndarray:
+    """Decode an image file as a camera frame, or :class:`BrokenFrame` saying why not."""
+    image, problem = decode_image_file(path)
+    if image is None:
+        raise BrokenFrame(f"{path.name}: {problem}")
     return check_image(image, path.name)
 
 

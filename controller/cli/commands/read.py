@@ -33,29 +33,10 @@ def expected_count(args: argparse.Namespace) -> int | None:
     return args.expect
 
 
-def load_image(path: str):
-    """``(frame, None)`` or ``(None, reason)``; never raises."""
-    import cv2
-    import numpy as np
-
-    try:
-        data = np.fromfile(path, dtype=np.uint8)
-    except OSError as exc:
-        return None, f"cannot open the file: {exc.strerror or exc}"
-    if data.size == 0:
-        return None, "empty file"
-    try:
-        frame = cv2.imdecode(data, cv2.IMREAD_COLOR)
-    except cv2.error:
-        frame = None
-    if frame is None:
-        return None, "not a readable image"
-    return frame, None
-
-
 def run(args: argparse.Namespace) -> int:
     from vision.model import Calibration, DiceRead, ReadStatus
     from vision.reader import read_dice
+    from vision.sources.folder import decode_image_file
 
     if args.expect is not None and args.expect < 1:
         print(f"dicetable read: --expect must be at least 1, got {args.expect}", file=sys.stderr)
@@ -64,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     calibration = Calibration(die_size_px=args.die_size) if args.die_size else None
     status = 0
     for path in args.images:
-        frame, problem = load_image(path)
+        frame, problem = decode_image_file(path)
         if frame is None:
             read = DiceRead(ReadStatus.NO_READ, (), problem)
             status = 1
