@@ -341,7 +341,7 @@ def test_journal_command(journal, tmp_path, capsys):
 
     assert main(["journal", "--state-dir", str(tmp_path), "recall", "2"]) == 0
     out = capsys.readouterr().out
-    assert "dice [5, 6] by confirm" in out and "confidence 0.61" in out and "paid 1000c" in out
+    assert "dice [5, 6] by confirm" in out and "confidence 0.61" in out and "paid 1000c" in out and "frame roll-000001.png" in out
 
     assert main(["journal", "--state-dir", str(tmp_path), "recall", "1", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["dice"] == [1, 1]
@@ -349,6 +349,18 @@ def test_journal_command(journal, tmp_path, capsys):
     _tamper(journal.path, "DELETE FROM journal WHERE seq = 7")
     assert main(["journal", "--state-dir", str(tmp_path), "verify"]) == 1
     assert json.loads(capsys.readouterr().out)["broken_seq"] == 8
+
+
+def test_recall_says_so_when_a_read_kept_no_frame(tmp_path, capsys):
+    """Frames are not saved when the disk is short or saving is off: "frame None" told the
+    operator nothing."""
+    with Journal.open(tmp_path) as j:
+        j.append({"event": "lock"})
+        j.append({"event": "read", "status": "ok", "dice": [2, 2], "confidence": 0.99, "frame": None})
+        j.append_many([{"event": "roll", "game": "craps", "dice": [2, 2], "source": "read"}], EFFECT)
+    assert main(["journal", "--state-dir", str(tmp_path), "recall", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "confidence 0.99 no frame saved" in out and "None" not in out
 
 
 def test_journal_command_without_journal(tmp_path, capsys):

@@ -77,7 +77,8 @@ def _print_recall(records) -> None:
     for r in records:
         read = r.read
         if read:
-            seen = f"read {read.get('status')} {read.get('dice')} confidence {read.get('confidence')} frame {read.get('frame')}"
+            frame = f"frame {read['frame']}" if read.get("frame") else "no frame saved"
+            seen = f"read {read.get('status')} {read.get('dice')} confidence {read.get('confidence')} {frame}"
         else:
             seen = "no camera read"
         print(f"#{r.seq} {r.ts} {r.game or ''} dice {r.dice} by {r.source}; {seen}")
