@@ -17,6 +17,7 @@ truth.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -76,6 +77,20 @@ def utc_now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
+def unwritable(path: Path) -> Path | None:
+    """The file or folder that keeps this user from writing the journal ``path``, or None.
+
+    SQLite says only "unable to open database file"; the operator needs to know that the
+    state directory (or the first of its parents that exists, or the file) belongs to another
+    user. The folder must be writable too: SQLite keeps its write-ahead log beside the file."""
+    if path.exists():
+        return next((p for p in (path, path.parent) if not os.access(p, os.W_OK)), None)
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    return None if os.access(folder, os.W_OK) else folder
+
+
 class Journal:
     """Append-only event log in one SQLite file.
 
@@ -98,7 +113,9 @@ class Journal:
                 self._db.execute("PRAGMA synchronous=FULL")
                 self._db.executescript(_SCHEMA)
         except (sqlite3.Error, OSError) as exc:
-            raise JournalError(f"cannot open the journal {self.path}: {exc}") from exc
+            blocked = None if readonly else unwritable(self.path)
+            why = f" ({blocked} is not writable by this user)" if blocked else ""
+            raise JournalError(f"cannot open the journal {self.path}: {exc}{why}") from exc
         self._tail: tuple[int, str] | None = None
 
     @classmethod

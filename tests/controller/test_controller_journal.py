@@ -330,6 +330,39 @@ def test_unwritable_journal_is_a_clear_error(tmp_path):
         Journal.open(blocker / "state")
 
 
+def test_a_state_dir_of_another_user_is_named_not_just_unable_to_open(tmp_path, monkeypatch):
+    """SQLite's "unable to open database file" alone sends the operator hunting; the folder
+    this user cannot write is the answer (the service runs as its own user)."""
+    import os
+
+    from controller.journal.store import unwritable
+
+    state = tmp_path / "state"
+    state.mkdir()
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode: str(p) != str(state) and real_access(p, mode))
+    assert unwritable(state / "new" / "journal.sqlite3") == state  # the first folder that exists
+    monkeypatch.setattr(sqlite3, "connect", lambda *a, **k: (_ for _ in ()).throw(
+        sqlite3.OperationalError("unable to open database file")))
+    with pytest.raises(JournalError, match=f"unable to open database file \\({state} is not writable by this user\\)"):
+        Journal.open(state)
+
+
+def test_a_journal_file_or_folder_of_another_user_is_named(tmp_path, monkeypatch):
+    import os
+
+    from controller.journal.store import unwritable
+
+    with Journal.open(tmp_path):
+        pass
+    path = tmp_path / "journal.sqlite3"
+    assert unwritable(path) is None
+    real_access = os.access
+    for denied in (path, tmp_path):
+        monkeypatch.setattr(os, "access", lambda p, mode, denied=denied: str(p) != str(denied) and real_access(p, mode))
+        assert unwritable(path) == denied
+
+
 def test_journal_command(journal, tmp_path, capsys):
     journal.close()
     assert main(["journal", "--state-dir", str(tmp_path), "verify"]) == 0

@@ -86,12 +86,6 @@ def _missing_file(args: argparse.Namespace) -> str | None:
     return None
 
 
-def _first_existing(path: Path) -> Path:
-    while not path.exists() and path != path.parent:
-        path = path.parent
-    return path
-
-
 def _check(config: Config) -> int:
     """``--check``: what ``dicetable run --config FILE`` would refuse before it opens a device.
 
@@ -99,10 +93,8 @@ def _check(config: Config) -> int:
     what recovery asks (an intact chain, this game, these rules), so an operator can edit the
     file beside the running table and learn whether the restart will come up. The devices are
     not opened: the running table holds them (``wiring_check`` tries the GPIO lines)."""
-    import os
-
     from controller.journal import Journal, JournalError
-    from controller.journal.store import JOURNAL_FILE
+    from controller.journal.store import JOURNAL_FILE, unwritable
     from controller.table.journaled import fitting_entries
 
     path = config.state_dir / JOURNAL_FILE
@@ -112,10 +104,10 @@ def _check(config: Config) -> int:
                 rows = len(fitting_entries(journal, config.game, config.rules))
             journal_line = f"journal {path}: {rows} row{'s' if rows != 1 else ''}, chain intact, a {config.game} table under these rules"
         else:
-            parent = _first_existing(config.state_dir)
-            if not os.access(parent, os.W_OK):
-                raise JournalError(f"{parent} is not writable by this user: the table could not start its journal there")
             journal_line = f"no journal yet: the table starts one at {path}"
+        blocked = unwritable(path)
+        if blocked:
+            raise JournalError(f"{blocked} is not writable by this user: the table could not write its journal there")
     except JournalError as exc:
         print(f"dicetable run: {exc}", file=sys.stderr)
         return 2
