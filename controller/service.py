@@ -36,20 +36,20 @@ def run_table(config: Config, *, events: IO[str] | None = None, resume: bool = F
     if threading.current_thread() is threading.main_thread():
         exit_on_signals()
     inputs: queue.Queue = queue.Queue()
-    journal = Journal.open(config.state_dir)
 
     def replaying(done: int, total: int) -> None:
         # A long journal takes a while to replay: ask systemd for more start time as it goes.
         notifier.notify(EXTEND_TIMEOUT_USEC="30000000", STATUS=f"replaying the journal: row {done} of {total}")
 
-    table = JournaledTable.open(journal, config.game, config.rules, progress=replaying)
-    print(f"{config.game} table from {config.state_dir}: replayed {table.replayed} inputs"
-          + (f", completed {table.completed} effects cut off by the last stop" if table.completed else ""), file=out)
-
-    devices, _ = open_devices(config, sink=lambda b: inputs.put(button_event(b)), on_motor_stop=cage_listener(inputs.put))
-    display = open_display(config) if config.display["port"] != "none" else None
-    camera = None
-    try:
+    journal = Journal.open(config.state_dir)
+    devices = display = camera = None
+    try:  # whatever fails to open, what did open is closed: the motor and lamps first
+        table = JournaledTable.open(journal, config.game, config.rules, progress=replaying)
+        print(f"{config.game} table from {config.state_dir}: replayed {table.replayed} inputs"
+              + (f", completed {table.completed} effects cut off by the last stop" if table.completed else ""), file=out)
+        devices, _ = open_devices(config, sink=lambda b: inputs.put(button_event(b)),
+                                  on_motor_stop=cage_listener(inputs.put))
+        display = open_display(config) if config.display["port"] != "none" else None
         controller = TableController(table, devices, display.link if display else None, config.hazard["spin_seconds"])
         controller.listeners.append(_Echo(out))
         controller.redraw()
@@ -83,7 +83,8 @@ def run_table(config: Config, *, events: IO[str] | None = None, resume: bool = F
         notifier.stopping()
         if camera is not None:
             camera.close()
-        devices.close()  # motor stopped, lamps off, lines released
+        if devices is not None:
+            devices.close()  # motor stopped, lamps off, lines released
         if display is not None:
             display.close()
         journal.close()

@@ -6,6 +6,7 @@ import json
 import queue
 import socket
 import threading
+from dataclasses import replace
 
 import pytest
 from gpiozero.pins.mock import MockFactory
@@ -160,6 +161,41 @@ def test_service_runs_a_scripted_session_and_shows_it(tmp_path, monkeypatch):
     assert json.loads(lines[3])["refused"] == "malformed"
     with Journal.open(tmp_path / "state", readonly=True) as journal:
         assert verify(journal).ok and len(list(journal.entries())) == 1 + 5 + 3
+
+
+@pytest.mark.parametrize("fails", ["journal", "display"])
+def test_whatever_fails_to_open_the_motor_lamps_and_journal_that_did_open_are_closed(tmp_path, monkeypatch, fails):
+    """A journal of other rules, or a display port that is not there: the start stops, and the
+    GPIO lines and the journal it had already opened are released, not left to the interpreter."""
+    import controller.service as service
+    from controller.journal import JournalError
+
+    config_file = tmp_path / "table.toml"
+    config_file.write_text('[table]\nstate_dir = "state"\n[camera]\nsource = "none"\n')
+    closed = []
+    real_open_devices = service.open_devices
+
+    def open_devices(*args, **kwargs):
+        devices, rest = real_open_devices(*args, **kwargs)
+        real_close = devices.close
+        monkeypatch.setattr(devices, "close", lambda: closed.append("devices") or real_close())
+        return devices, rest
+
+    def broken_display(config):
+        raise OSError("no such port /dev/ttyACM9")
+
+    real_journal_close = Journal.close
+    monkeypatch.setattr(Journal, "close", lambda self: closed.append("journal") or real_journal_close(self))
+    monkeypatch.setattr(service, "open_devices", open_devices)
+    monkeypatch.setattr(service, "open_display", broken_display)
+    if fails == "journal":
+        monkeypatch.setattr(service.JournaledTable, "open", classmethod(
+            lambda cls, *a, **k: (_ for _ in ()).throw(JournalError("started under other rules"))))
+    config = load(config_file)
+    config = replace(config, display={**config.display, "port": "/dev/ttyACM9"})
+    with pytest.raises(JournalError if fails == "journal" else OSError):
+        run_table(config, events=io.StringIO(""), exit_at_end=True, out=io.StringIO())
+    assert closed == (["journal"] if fails == "journal" else ["devices", "journal"])
 
 
 class ShownStates:
