@@ -78,6 +78,7 @@ def build_devices(
             sink=sink,
             debounce_s=settings.debounce_s,
             long_press_s=settings.long_press_s,
+            double_press_s=settings.double_press_s,
             clock=clock or time.monotonic,
             pin_factory=pin_factory,
         )

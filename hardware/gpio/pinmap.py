@@ -136,18 +136,22 @@ class GpioSettings:
 
     ``cage_max_run_s`` bounds any one spin of the hazard cage, whatever the
     controller asks; ``debounce_s`` is how long a button level must hold before it
-    counts; ``long_press_s`` is how long CONFIRM is held to enter dice by hand.
+    counts; ``long_press_s`` is how long CONFIRM is held to enter dice by hand;
+    a second push of CONFIRM, VOID or NEXT SHOOTER within ``double_press_s`` of the
+    last one counts as part of it (``press_logic.RepeatGuard``).
     """
 
     cage_max_run_s: float = 10.0
     debounce_s: float = 0.03
     long_press_s: float = 1.5
+    double_press_s: float = 0.4
 
     def __post_init__(self) -> None:
         limits = {
             "cage_max_run_s": (0.1, 120.0),
             "debounce_s": (0.0, 0.5),
             "long_press_s": (0.2, 10.0),
+            "double_press_s": (0.0, 2.0),
         }
         problems: list[tuple[str, str]] = []
         for name, (low, high) in limits.items():

@@ -136,6 +136,32 @@ class PressClassifier:
         return []
 
 
+class RepeatGuard:
+    """Takes a second push of one button that comes within ``hold_off_s`` of the last push it let
+    through as part of that push: a double tap, or a contact that bounces for longer than the debounce.
+
+    Why: CONFIRM, VOID and NEXT SHOOTER each move the table one step, and a doubled push moved it
+    two. In a hand entry a second CONFIRM accepted the next die at its starting value and settled
+    the roll before the dealer had set it; a second VOID after a voided read unlocked the bets with
+    the dice still in view; a second NEXT SHOOTER skipped a player. The time is measured from the
+    last push let through, so pushes a dealer spaces out always count. ``hold_off_s`` 0 lets every
+    push through.
+    """
+
+    def __init__(self, hold_off_s: float) -> None:
+        if hold_off_s < 0:
+            raise ValueError(f"hold-off time must be >= 0, not {hold_off_s}")
+        self._hold_off_s = hold_off_s
+        self._last: float | None = None
+
+    def admit(self, t: float) -> bool:
+        """Whether a push recognised at ``t`` counts (and, if it does, the hold-off starts again)."""
+        if self._last is not None and t - self._last < self._hold_off_s:
+            return False
+        self._last = t
+        return True
+
+
 class ButtonLogic:
     """Debounce followed by press classification, for one button.
 

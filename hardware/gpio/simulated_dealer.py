@@ -46,7 +46,9 @@ class SimulatedDealer:
         # within half the hold time, where a push of CONFIRM must end (the settings leave room:
         # long_press_s is at least 4 x debounce_s, so 0.4 of it is 1.6 debounce times or more).
         self.press_s = min(max(0.1, 2 * buttons.debounce_s), 0.4 * buttons.long_press_s)
-        self.gap_s = self.press_s
+        # Two pushes of one button are spaced past the double-press hold-off, or the second would
+        # count as part of the first (as a real dealer's double tap does).
+        self.gap_s = max(self.press_s, buttons.double_press_s)
 
     def press(self, button: DealerButton | str, *, hold_s: float | None = None, bounce: bool = False) -> None:
         """Push ``button`` for ``hold_s`` (a short press by default), then let go and wait a moment."""

@@ -21,7 +21,7 @@ from controller.sdnotify import Notifier
 from controller.service import run_table
 from controller.table import JournaledTable, Phase
 from hardware.display import DisplayLink, start_standin
-from hardware.gpio import ManualClock, PinMap, build_devices
+from hardware.gpio import GpioSettings, ManualClock, PinMap, SimulatedDealer, build_devices
 
 
 def test_demo_plays_every_game_end_to_end(tmp_path):
@@ -196,6 +196,44 @@ def test_whatever_fails_to_open_the_motor_lamps_and_journal_that_did_open_are_cl
     with pytest.raises(JournalError if fails == "journal" else OSError):
         run_table(config, events=io.StringIO(""), exit_at_end=True, out=io.StringIO())
     assert closed == (["journal"] if fails == "journal" else ["devices", "journal"])
+
+
+@pytest.mark.parametrize("double_press_s, settled", [(0.4, None), (0.0, [4, 1])])
+def test_a_double_tap_of_confirm_in_a_hand_entry_accepts_one_die_not_the_roll(tmp_path, double_press_s, settled):
+    """The dealer set die 1 to 4 and tapped CONFIRM twice: with no hold-off the second tap took
+    die 2 at its starting value and paid the roll; with it, die 2 waits for the dealer."""
+    factory, pins, inputs = MockFactory(), PinMap(), queue.Queue()
+    devices = build_devices(pins, GpioSettings(double_press_s=double_press_s), pin_factory=factory,
+                            sink=lambda b: inputs.put({"event": b.value}), clock=ManualClock())
+    buttons = devices.buttons
+    journal = Journal.open(tmp_path)
+    controller = TableController(JournaledTable.open(journal, "craps", TableConfig()), devices, None, spin_seconds=0.05)
+    for event in ({"event": "bet", "seat": "A", "bet": "any7", "amount": 500}, {"event": "lock"},
+                  {"event": "read", "status": "no_read", "dice": [], "confidence": 0.0, "frame": None}):
+        controller.submit(event)
+    dealer = SimulatedDealer(buttons, factory)
+    dealer.long_press("confirm")
+    for _ in range(3):
+        dealer.press("lock")
+    confirm = factory.pin(pins.button_confirm)
+    for _ in range(2):  # a double tap: two 60 ms pushes, 100 ms apart
+        confirm.drive_low()
+        buttons.clock.advance(0.06)
+        buttons.poll()
+        confirm.drive_high()
+        buttons.clock.advance(0.1)
+        buttons.poll()
+    while not inputs.empty():
+        controller.submit(inputs.get_nowait())
+    rolls = [e.event["dice"] for e in journal.entries() if e.event["event"] == "roll"]
+    if settled is None:
+        assert rolls == [] and controller.state.phase is Phase.MANUAL
+        assert controller.state.entry.values == (4, 1)  # die 1 accepted, die 2 shown for the dealer to set
+    else:
+        assert rolls == [settled]
+    devices.close()
+    journal.close()
+    factory.reset()
 
 
 class ShownStates:

@@ -120,6 +120,42 @@ def test_contact_bounce_gives_one_event(buttons, factory, clock, levels):
     assert levels(pin) == [False, True] + [False, True] * 5 + [False] + [True, False] * 3 + [True]
 
 
+def double_tap(factory, buttons, clock, pin, gap):
+    """Two pushes of 60 ms, ``gap`` apart: a double tap, or a contact bouncing past the debounce."""
+    for _ in range(2):
+        factory.pin(pin).drive_low()
+        tick(buttons, clock, 0.06)
+        factory.pin(pin).drive_high()
+        tick(buttons, clock, gap)
+
+
+@pytest.mark.parametrize("pin, event", [(CONFIRM, ButtonEvent.CONFIRM), (VOID, ButtonEvent.VOID),
+                                        (NEXT, ButtonEvent.NEXT_SHOOTER)])
+def test_a_doubled_push_of_a_button_that_moves_the_table_a_step_counts_once(buttons, factory, clock, caplog,
+                                                                             pin, event):
+    """A second CONFIRM in a hand entry settled a die the dealer never set; a second VOID unlocked
+    the bets; a second NEXT SHOOTER skipped a player."""
+    with caplog.at_level(logging.INFO, logger="hardware.gpio.buttons"):
+        double_tap(factory, buttons, clock, pin, gap=0.1)
+    assert drained(buttons) == [event]
+    assert "pushed again within 0.40 s: taken as the same push" in caplog.text
+    tick(buttons, clock, 1.0)
+    double_tap(factory, buttons, clock, pin, gap=0.5)  # pushes spaced out each count
+    assert drained(buttons) == [event, event]
+
+
+def test_lock_steps_a_die_as_fast_as_it_is_pushed(buttons, factory, clock):
+    double_tap(factory, buttons, clock, LOCK, gap=0.1)
+    assert drained(buttons) == [ButtonEvent.LOCK, ButtonEvent.LOCK]
+
+
+def test_a_double_press_time_of_zero_lets_every_push_through(factory, clock):
+    device = make(factory, clock, double_press_s=0.0)
+    double_tap(factory, device, clock, VOID, gap=0.1)
+    assert drained(device) == [ButtonEvent.VOID, ButtonEvent.VOID]
+    device.close()
+
+
 def test_a_spike_of_noise_is_not_a_press(buttons, factory, clock):
     factory.pin(LOCK).drive_low()
     tick(buttons, clock, 0.005)

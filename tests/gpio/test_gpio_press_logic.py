@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hardware.gpio.press_logic import ButtonLogic, Debouncer, Press, PressClassifier
+from hardware.gpio.press_logic import ButtonLogic, Debouncer, Press, PressClassifier, RepeatGuard
 
 SETTLE = 0.03
 HOLD = 1.5
@@ -210,3 +210,11 @@ def test_a_release_before_the_hold_time_is_not_long_even_when_polled_after_it():
     found += confirm.sample(1.60, True)   # the next push; nobody polled since 1.40
     assert found == [Press.UNCLEAR]  # held 1.4 s: too long for a push, too short for a hold
     assert confirm.poll(1.70) == [] and confirm.pressed  # the next push goes on from here
+
+
+def test_repeat_guard_counts_a_push_too_soon_after_the_last_one_it_let_through_as_that_push():
+    guard = RepeatGuard(0.4)
+    assert [guard.admit(t) for t in (10.0, 10.15, 10.39, 10.4, 10.5, 10.85)] == [True, False, False, True, False, True]
+    assert all(RepeatGuard(0.0).admit(t) for t in (1.0, 1.0, 1.01))  # 0: every push counts
+    with pytest.raises(ValueError):
+        RepeatGuard(-0.1)
