@@ -16,7 +16,8 @@ import sys
 import threading
 from typing import IO, Any
 
-from controller.app import TableController, button_event, cage_listener, open_devices, open_display, read_events, serve
+from controller.app import (TableController, button_event, cage_listener, open_devices, open_display, read_events, serve,
+                            streamed_inputs)
 from controller.config import Config
 from controller.journal import Journal
 from controller.sdnotify import Notifier
@@ -63,7 +64,7 @@ def run_table(config: Config, *, events: IO[str] | None = None, resume: bool = F
                 camera.expect_roll()  # recovered mid-roll: the dice are still to come
         stop = stop or threading.Event()
         if events is not None:
-            skip = table.replayed if resume else 0
+            skip = streamed_inputs(journal) if resume else 0
             threading.Thread(target=read_events, args=(events, inputs), kwargs={"skip": skip, "end_with_none": exit_at_end},
                              name="event-stream", daemon=True).start()
 

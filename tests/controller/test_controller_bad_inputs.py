@@ -3,6 +3,7 @@ reopens from its journal to the same state (from an audit of the journal and the
 from __future__ import annotations
 
 import io
+import json
 import queue
 
 import numpy as np
@@ -100,3 +101,29 @@ def test_running_out_of_memory_is_not_taken_for_a_refusal(monkeypatch):
     monkeypatch.setattr(flow, "_step", no_memory)
     with pytest.raises(MemoryError):
         step(new_table("craps", CONFIG), PASS)
+
+
+def test_resume_skips_the_lines_the_stream_gave_not_the_inputs_the_cage_added(tmp_path):
+    """At Hazard the cage's motor journals its own spin_done: counting it as a line of the
+    stream skipped the next line, a LOCK, and lost that roll after a restart."""
+    from controller.app import streamed_inputs
+
+    lines = [{"event": "bet", "seat": "A", "bet": "high", "amount": 500}, {"event": "lock"},
+             {"event": "read", "status": "ok", "dice": [4, 5, 6], "confidence": 0.99, "frame": None},
+             {"event": "bet", "seat": "A", "bet": "high", "amount": 500}, {"event": "lock"}]
+    stream = io.StringIO("".join(json.dumps(line) + "\n" for line in lines))
+    taken: queue.Queue = queue.Queue()
+    read_events(stream, taken)
+    given = [taken.get_nowait() for _ in range(len(lines))]
+    with Journal.open(tmp_path) as journal:
+        table = JournaledTable.open(journal, "hazard", CONFIG)
+        for event in given[:2]:
+            table.submit(event)
+        table.submit({"event": "spin_done"})  # the motor, not the stream
+        table.submit(given[2])
+        assert streamed_inputs(journal) == 3 and table.state.phase.value == "betting"
+    rest: queue.Queue = queue.Queue()
+    stream.seek(0)
+    read_events(stream, rest, skip=3)
+    assert [rest.get_nowait() for _ in range(2)] == given[3:] and rest.empty()
+    assert all(event["via"] == "stream" for event in given)

@@ -32,8 +32,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="table events as JSON lines (bets, buttons, reads; '-' for stdin), see docs/events.md")
     parser.add_argument("--exit-at-end", action="store_true", help="stop once every event of --events is applied")
     parser.add_argument("--resume", action="store_true",
-                        help="skip as many --events lines as the journal holds inputs (continue a scripted "
-                             "session after a stop; right when the stream is the table's only input)")
+                        help="skip as many --events lines as the journal holds inputs from a stream (continue "
+                             "a scripted session after a stop, whatever the buttons, camera and cage added)")
     parser.add_argument("--bets", metavar="FILE",
                         help="demo: extra bet events as JSON lines ('-' for stdin), each with an optional \"game\"; "
                              "placed before that game's first roll")
