@@ -2,8 +2,9 @@
 
 The journal is opened read-only, so an operator can run this beside the
 live table. ``verify`` exits 1 when the chain is broken (and names the
-row), ``audit`` exits 1 when the rules engine alone, under the journal's own
-rules, does not give back its settlements (and names the row), ``export`` writes JSON lines, ``recall N`` prints the last N rolls
+row), ``audit`` exits 1 when the rules engine alone, under the journal's
+own rules, does not give back its settlements (and names the row),
+``export`` writes JSON lines, ``recall N`` prints the last N rolls
 with their reads and settlements for a dispute, ``frames`` writes the
 ``manifest.csv`` that makes the saved frames a labelled folder for
 ``dicetable bench`` (with ``--yolo DIR``, a folder labelled die by die, for
