@@ -42,15 +42,16 @@ from gpiozero.pins import Factory
 
 from hardware.gpio.clock import Clock
 from hardware.gpio.events import MEANING, ButtonEvent, DealerButton, has_long_meaning
-from hardware.gpio.press_logic import ButtonLogic, Press, RepeatGuard
+from hardware.gpio.press_logic import ButtonLogic, Press
 
 log = logging.getLogger(__name__)
 
 Sink = Callable[[ButtonEvent], None]
 
 #: The buttons whose every push moves the table one step, so a doubled push must count once
-#: (``RepeatGuard``). LOCK is left out: in a hand entry it steps the die's value, and quick
-#: pushes are meant there; a second LOCK at the table is refused ("already locked") anyway.
+#: (``ButtonLogic``'s ``repeat_s``, ``press_logic.RepeatGuard``). LOCK is left out: in a hand
+#: entry it steps the die's value, and quick pushes are meant there; a second LOCK at the table
+#: is refused ("already locked") anyway.
 GUARDED = (DealerButton.CONFIRM, DealerButton.VOID, DealerButton.NEXT_SHOOTER)
 
 
@@ -90,12 +91,12 @@ class DealerButtons:
         }
         self._buttons: dict[DealerButton, DigitalInputDevice] = {}
         self._logic: dict[DealerButton, ButtonLogic] = {}
-        self._guards = {name: RepeatGuard(double_press_s) for name in GUARDED}
         try:
             for name, pin in self._pins.items():
                 device = DigitalInputDevice(pin, pull_up=True, bounce_time=None, pin_factory=pin_factory)
                 self._logic[name] = ButtonLogic(
-                    debounce_s, long_press_s, has_long_meaning(name), pressed=device.is_active
+                    debounce_s, long_press_s, has_long_meaning(name), pressed=device.is_active,
+                    repeat_s=double_press_s if name in GUARDED else 0.0,
                 )
                 device.when_activated = self._edge_handler(name, True)
                 device.when_deactivated = self._edge_handler(name, False)
@@ -124,8 +125,7 @@ class DealerButtons:
         with self._delivery:
             with self._lock:
                 now = self.clock()
-                found = [event for name, logic in self._logic.items()
-                         for event in self._meaning(name, logic.poll(now), now)]
+                found = [event for name, logic in self._logic.items() for event in self._meaning(name, logic.poll(now))]
             self._deliver(found)
 
     def close(self) -> None:
@@ -142,30 +142,25 @@ class DealerButtons:
         def on_edge() -> None:
             with self._delivery:
                 with self._lock:
-                    now = self.clock()
-                    found = self._meaning(name, self._logic[name].sample(now, pressed), now)
+                    found = self._meaning(name, self._logic[name].sample(self.clock(), pressed))
                 self._deliver(found)
             self._wake.set()  # the deadline thread recomputes its next wake-up
 
         return on_edge
 
-    def _meaning(self, name: DealerButton, presses: list[Press], now: float) -> list[ButtonEvent]:
-        """The events ``presses`` of button ``name``, recognised at ``now``, mean. A hold let go too
-        soon means ``UNCLEAR`` (the table refuses it, and logs that), and is noted here with the hold
-        time the dealer fell short of. A push of a guarded button too soon after its last one is
-        part of that push (``RepeatGuard``), and is noted and dropped."""
-        events = []
+    def _meaning(self, name: DealerButton, presses: list[Press]) -> list[ButtonEvent]:
+        """The events ``presses`` of button ``name`` mean. A hold let go too soon means ``UNCLEAR``
+        (the table refuses it, and logs that), and is noted here with the hold time the dealer fell
+        short of. A push of a guarded button too soon after its last one (``Press.REPEATED``) means
+        nothing, and is noted here."""
         for press in presses:
             if press is Press.UNCLEAR:
                 log.info("dealer button: %s held longer than a push and let go before %.1f s (a hold): unclear",
                             name.value, self.long_press_s)
-            if press is Press.SHORT and name in self._guards and not self._guards[name].admit(now):
+            if press is Press.REPEATED:
                 log.info("dealer button: %s pushed again within %.2f s: taken as the same push",
                          name.value, self.double_press_s)
-                continue
-            if (name, press) in MEANING:
-                events.append(MEANING[(name, press)])
-        return events
+        return [MEANING[(name, press)] for press in presses if (name, press) in MEANING]
 
     def _deliver(self, found: list[ButtonEvent]) -> None:
         for event in found:

@@ -78,6 +78,9 @@ class Press(Enum):
     #: held too long for a push and let go too soon for a hold: neither (see PressClassifier);
     #: the buttons report it as ``ButtonEvent.UNCLEAR``, which the table refuses
     UNCLEAR = "unclear"
+    #: a push too soon after the last one of the same button (see RepeatGuard): part of that
+    #: push, so it means nothing; reported so that the buttons can log it
+    REPEATED = "repeated"
 
 
 #: A button with a long meaning: a release after this share of the hold time is no push.
@@ -163,14 +166,18 @@ class RepeatGuard:
 
 
 class ButtonLogic:
-    """Debounce followed by press classification, for one button.
+    """Debounce, then press classification, then (``repeat_s`` > 0) the double-push hold-off on
+    short presses, for one button.
 
-    ``sample`` and ``poll`` return the presses recognised at that moment, in order.
+    ``sample`` and ``poll`` return the presses recognised at that moment, in order. The hold-off
+    dates each push by its debounced edge, and reports a push it holds off as ``REPEATED``.
     """
 
-    def __init__(self, settle_s: float, hold_s: float, has_long: bool, pressed: bool = False) -> None:
+    def __init__(self, settle_s: float, hold_s: float, has_long: bool, pressed: bool = False,
+                 repeat_s: float = 0.0) -> None:
         self._debouncer = Debouncer(settle_s, initial=pressed)
         self._classifier = PressClassifier(hold_s, has_long)
+        self._guard = RepeatGuard(repeat_s)
 
     @property
     def pressed(self) -> bool:
@@ -209,4 +216,5 @@ class ButtonLogic:
             return []
         at = self._debouncer.changed_at
         assert at is not None
-        return self._classifier.press(at) if change else self._classifier.release(at)
+        found = self._classifier.press(at) if change else self._classifier.release(at)
+        return [Press.REPEATED if press is Press.SHORT and not self._guard.admit(at) else press for press in found]

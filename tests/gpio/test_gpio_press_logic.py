@@ -218,3 +218,13 @@ def test_repeat_guard_counts_a_push_too_soon_after_the_last_one_it_let_through_a
     assert all(RepeatGuard(0.0).admit(t) for t in (1.0, 1.0, 1.01))  # 0: every push counts
     with pytest.raises(ValueError):
         RepeatGuard(-0.1)
+
+
+def test_button_logic_dates_the_hold_off_by_the_debounced_edge_and_reports_what_it_holds_off():
+    logic = ButtonLogic(0.03, 1.5, has_long=False, repeat_s=0.4)
+    found = []
+    for t, level in ((0.0, True), (0.1, False), (0.2, True), (0.3, False), (0.6, True)):
+        found += logic.sample(t, level)
+    found += logic.poll(1.0)
+    # pushes settled at 0.03, 0.23 (0.2 after the first: held off) and 0.63 (0.6 after it: counts)
+    assert found == [Press.SHORT, Press.REPEATED, Press.SHORT]
