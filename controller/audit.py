@@ -12,7 +12,7 @@ again, in the same order and to the cent, and nothing more.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 from controller.journal import EFFECT, Journal, game_events
 from controller.journal.chain import canonical_json
@@ -47,29 +47,25 @@ class AuditReport:
         return out
 
 
-def _recorded(journal: Journal) -> Iterator[tuple[int, dict[str, Any]]]:
-    for entry in journal.entries():
-        if entry.kind == EFFECT and entry.event.get("event") in SETTLEMENT_EVENTS:
-            yield entry.seq, entry.event
-
-
 def audit(journal: Journal) -> AuditReport:
     """Replay ``journal``'s game events under its own rules and compare every settlement."""
-    first = next(iter(journal.entries()), None)
-    if first is None or first.event.get("event") != "table":
+    entries = list(journal.entries())
+    if not entries or entries[0].event.get("event") != "table":
         return AuditReport(False, None, 0, 0, 0, row=1, reason="row 1 is not a table header: no game or rules to replay under")
-    game = first.event.get("game")
+    header = entries[0].event
+    game = header.get("game")
     try:
-        state = new_game(game, TableConfig.from_dict(first.event.get("rules", {})))
+        state = new_game(game, TableConfig.from_dict(header.get("rules", {})))
     except (ConfigError, ValueError) as exc:
         return AuditReport(False, game, 0, 0, 0, row=1, reason=f"the table header cannot be replayed: {exc}")
-    recorded = _recorded(journal)
+    recorded = iter([(e.seq, e.event) for e in entries
+                     if e.kind == EFFECT and e.event.get("event") in SETTLEMENT_EVENTS])
     rolls = settlements = returned = 0
 
     def fail(row: int | None, reason: str, journal_side: dict | None = None, ours: dict | None = None) -> AuditReport:
         return AuditReport(False, game, rolls, settlements, returned, row, reason, journal_side, ours)
 
-    for seq, event in game_events(journal):
+    for seq, event in game_events(entries):
         try:
             step = apply(state, parse_event(event))
         except BetRejected as no:

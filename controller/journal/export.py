@@ -10,9 +10,9 @@ independently of the table controller.
 from __future__ import annotations
 
 import json
-from typing import Iterator
+from typing import Iterator, Sequence
 
-from controller.journal.store import EFFECT, INPUT, Journal
+from controller.journal.store import EFFECT, INPUT, Entry, Journal
 
 
 def export_lines(journal: Journal, *, events_only: bool = False, inputs_only: bool = False) -> Iterator[str]:
@@ -27,10 +27,10 @@ def export_lines(journal: Journal, *, events_only: bool = False, inputs_only: bo
 GAME_INPUTS = ("bet", "remove", "next_shooter")
 
 
-def game_events(journal: Journal) -> Iterator[tuple[int, dict]]:
-    """The rules engine's events in journal order, each with its row: accepted game inputs and
-    settled rolls (a roll's row is that of its ``roll`` effect)."""
-    entries = list(journal.entries())
+def game_events(entries: Sequence[Entry]) -> Iterator[tuple[int, dict]]:
+    """The rules engine's events among a journal's ``entries`` (all of them, in order), each with
+    its row: accepted game inputs and settled rolls (a roll's row is that of its ``roll`` effect).
+    It takes the rows rather than the journal so that a caller reading them for more reads once."""
     for index, entry in enumerate(entries):
         name = entry.event.get("event")
         if entry.kind == INPUT and name in GAME_INPUTS:
@@ -47,5 +47,5 @@ def game_events(journal: Journal) -> Iterator[tuple[int, dict]]:
 
 def game_event_lines(journal: Journal) -> Iterator[str]:
     """:func:`game_events` as JSON lines, the input of ``dicetable replay``."""
-    for _, event in game_events(journal):
+    for _, event in game_events(list(journal.entries())):
         yield json.dumps(event, sort_keys=True, separators=(",", ":"))
