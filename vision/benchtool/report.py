@@ -17,6 +17,7 @@ import numpy as np
 
 from vision.benchtool.machine import summary_line
 from vision.benchtool.run import ImageResult, display_path, misses, settled_but_should_not_be
+from vision.sources.folder import decode_image_file
 
 _ROWS = [
     ("per-die accuracy", "per_die_accuracy", "pct"),
@@ -94,7 +95,7 @@ def write_html(out_dir: Path, summary: dict, results: list[ImageResult], root: P
     (out_dir / "summary.json").write_text(json.dumps(summary, indent=2))
     cells = []
     for i, r in enumerate(misses(results)):
-        frame = cv2.imread(str(r.item.path), cv2.IMREAD_COLOR)
+        frame, _ = decode_image_file(r.item.path)  # the reason is the read's, already in the caption
         name = f"misses/{i:04d}_{r.item.path.stem}.jpg"
         if frame is not None:
             cv2.imwrite(str(out_dir / name), annotate(frame, r))
