@@ -201,7 +201,7 @@ class DemoTable:
         self.controller.submit(read)
         if self.state.phase is Phase.PENDING:
             pending = self.state.pending
-            if pending.status == "uncertain" and sorted(pending.dice) == sorted(values):
+            if pending.confirmable(self.state.dice_count) and sorted(pending.dice) == sorted(values):
                 print("    dealer: the read is right -> CONFIRM", file=self.out)
                 self.press("confirm")
             else:

@@ -25,15 +25,20 @@ journaled as ``rejected``, and changes nothing):
   settles at once, any other waits for the dealer; ``manual``; ``void``
   unlocks the bets (no throw happened); in Hazard ``lock`` spins the cage
   again, bets still locked (after a voided read the dice are thrown again).
-- ``pending`` (a read waits for the dealer): ``confirm`` (only an
-  ``uncertain`` read with the right number of dice), ``manual``, ``void``
+- ``pending`` (a read waits for the dealer): ``confirm`` (a read with the
+  right number of dice that is not ``no_read``), ``manual``, ``void``
   (discard the read; bets stay locked for the rethrow), or a new ``read``
   of the same roll, which replaces it. The camera sends none by itself
   here (its settle detector is disarmed once it has handed out the roll's
   frame); after ``void`` it is armed again, so a die the dealer straightens
   then is read when it is still.
 - ``manual`` (entering dice by hand): ``lock`` steps the die, ``confirm``
-  accepts it, ``void`` cancels back to where the entry started.
+  accepts it, ``void`` cancels. A ``read`` that arrives meanwhile (the dealer
+  began the entry before the camera had the still frame) settles nothing and
+  leaves the entry as it is: it is kept, and cancelling the entry brings it
+  up as ``pending``. Cancelling with no read kept goes back to ``locked``.
+  Refusing that read instead would leave the table at ``locked`` for good
+  after the cancel: the camera hands out one frame per roll and had done so.
 
 A roll that is settled appears as a ``roll`` effect (with its ``source``:
 ``read``, ``confirm`` or ``manual``) followed by the engine's settlements.
@@ -83,9 +88,12 @@ class PendingRead:
     reason: str | None
 
     def confirmable(self, dice_count: int) -> bool:
-        """Whether CONFIRM settles this read: the camera was unsure (``uncertain``), not blind
-        (``no_read``), and saw the game's number of dice. Otherwise only a hand entry or VOID will do."""
-        return self.status == "uncertain" and len(self.dice) == dice_count
+        """Whether CONFIRM settles this read: the camera was not blind (``no_read``) and saw the
+        game's number of dice. Otherwise only a hand entry or VOID will do.
+
+        Such a read is ``uncertain``, or ``ok`` when it arrived during a hand entry that was then
+        cancelled: it did not settle then, so the dealer confirms it now."""
+        return self.status in ("ok", "uncertain") and len(self.dice) == dice_count
 
 
 @dataclass(frozen=True)
@@ -216,7 +224,7 @@ def _dice(value: Any, count: int, what: str) -> tuple[int, ...]:
 
 
 def _read(state: TableState, event: Mapping[str, Any]) -> Step:
-    if state.phase not in (Phase.LOCKED, Phase.PENDING):
+    if state.phase not in (Phase.LOCKED, Phase.PENDING, Phase.MANUAL):
         raise Refused(f"a read arrived when no roll was expected: {_WHY_NOT_NOW[state.phase]}")
     status = event.get("status")
     if status not in READ_STATUSES:
@@ -234,9 +242,12 @@ def _read(state: TableState, event: Mapping[str, Any]) -> Step:
     confidence = event.get("confidence", 0.0)
     if isinstance(confidence, bool) or not isinstance(confidence, (int, float)):
         raise Refused(f"read: confidence must be a number, got {confidence!r}")
+    pending = PendingRead(status, dice, float(confidence), event.get("frame"), event.get("reason"))
+    if state.phase is Phase.MANUAL:
+        # The dealer's entry goes on untouched; the read waits for it to be cancelled.
+        return Step(replace(state, pending=pending, entry_from=Phase.PENDING))
     if status == "ok":
         return _settle(replace(state, pending=None), dice, "read")
-    pending = PendingRead(status, dice, float(confidence), event.get("frame"), event.get("reason"))
     return Step(replace(state, phase=Phase.PENDING, pending=pending))
 
 

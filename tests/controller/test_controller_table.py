@@ -81,6 +81,35 @@ def test_manual_entry_can_be_cancelled_back_to_the_read():
     assert state.phase is Phase.PENDING and state.pending.dice == (5, 6)
 
 
+@pytest.mark.parametrize("status", ["ok", "uncertain"])
+def test_a_read_that_arrives_during_a_hand_entry_waits_for_its_cancel(status):
+    # The dealer held CONFIRM before the camera had the still frame. The camera hands out one
+    # frame per roll: a read refused here would leave the table locked for good after the cancel.
+    entering, _ = run(new_table("craps", CONFIG), bet("A", "any7", 500), LOCK, MANUAL, LOCK)
+    state, (arrived,) = run(entering, read(status, [3, 4], 0.6))
+    assert arrived.accepted and arrived.effects == ()  # nothing settled under the dealer's fingers
+    assert state.phase is Phase.MANUAL and state.entry == entering.entry and state.rolls == 0
+    state, _ = run(state, VOID)  # the entry is cancelled: the read comes up for the dealer
+    assert state.phase is Phase.PENDING and state.pending.dice == (3, 4) and state.pending.status == status
+    state, (confirmed,) = run(state, CONFIRM)
+    assert confirmed.effects[0] == {"event": "roll", "game": "craps", "dice": [3, 4], "source": "confirm"}
+    assert confirmed.effects[1]["paid"] == 2500 and state.phase is Phase.BETTING
+
+
+def test_a_hand_entry_finished_over_a_read_settles_the_dealers_dice():
+    state, _ = run(new_table("craps", CONFIG), LOCK, MANUAL, read("ok", [6, 6]), LOCK)  # die 1 stepped to 2
+    state, steps = run(state, CONFIRM, CONFIRM)
+    assert steps[-1].effects[0] == {"event": "roll", "game": "craps", "dice": [2, 1], "source": "manual"}
+    assert state.phase is Phase.BETTING and state.pending is None and state.rolls == 1
+
+
+def test_a_later_read_during_an_entry_replaces_the_one_it_started_from():
+    state, _ = run(new_table("hazard", CONFIG), LOCK, SPIN_DONE, read("uncertain", [1, 2, 3], 0.4), MANUAL,
+                   read("no_read", [], 0.0, frame="again.png"), VOID)
+    assert state.phase is Phase.PENDING and state.pending.frame == "again.png"
+    assert not state.pending.confirmable(state.dice_count)
+
+
 def test_void_discards_the_read_then_unlocks():
     state, _ = run(new_table("craps", CONFIG), LOCK, read("uncertain", [5, 6], 0.4), VOID)
     assert state.phase is Phase.LOCKED and state.pending is None
@@ -288,6 +317,9 @@ SPIN_DONE = {"event": "spin_done"}
         ("craps", [LOCK, MANUAL, LOCK, CONFIRM], "manual", (2, 1)),
         ("craps", [LOCK, read("uncertain", [3, 4], 0.5), MANUAL, VOID], "confirm", (3, 4)),  # entry cancelled
         ("craps", [LOCK, read("no_read", [], 0.0), MANUAL, VOID], "enter", ()),
+        ("craps", [LOCK, MANUAL, read("ok", [2, 5]), VOID], "confirm", (2, 5)),  # read during the entry
+        ("craps", [LOCK, MANUAL, read("no_read", [2], 0.1), VOID], "enter", ()),
+        ("craps", [LOCK, MANUAL, VOID], "locked", ()),                           # no read yet: the camera waits
     ],
 )
 def test_display_says_confirm_only_when_confirm_settles_the_read(game, events, phase, dice):
