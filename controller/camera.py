@@ -36,6 +36,8 @@ log = logging.getLogger(__name__)
 
 DICE = {"craps": 2, "hazard": 3, "bang": 2}
 SETTING = {"craps": "rail", "bang": "rail", "hazard": "cage"}
+#: Why a read of dice that lay still when the camera began to watch waits for the dealer.
+AT_REST_REASON = "the dice lay still when the camera began to watch (a restart): confirm they are this roll's"
 
 
 def read_event(read: DiceRead, frame_name: str | None, size: tuple[int, int] | None = None) -> dict[str, Any]:
@@ -82,25 +84,35 @@ class ReadPipeline:
         self.detector = SettleDetector(config, landing_mask=mask, empty=empty)
         self.last_settled: Settled | None = None
         self._arm = threading.Event()
+        self._arm_at_rest = threading.Event()
 
-    def arm(self) -> None:
+    def arm(self, at_rest: bool = False) -> None:
         """A roll is expected (bets were just locked); safe to call from any thread.
 
         The detector still hands out a frame only after motion and then rest,
-        so dice left lying from the last roll are never read again.
+        so dice left lying from the last roll are never read again. Except with
+        ``at_rest`` (the table restarted in the middle of a roll, so the dice may
+        have come to rest unwatched): then dice found lying still are read once,
+        and that read is never ``ok`` (:data:`AT_REST_REASON`), since they may be
+        the last roll's; a throw after it is read as usual and replaces it.
         """
+        if at_rest:
+            self._arm_at_rest.set()
         self._arm.set()
 
     def feed(self, frame: Frame) -> dict[str, Any] | None:
         if self._arm.is_set():
             self._arm.clear()
-            self.detector.arm()
+            at_rest = self._arm_at_rest.is_set()
+            self._arm_at_rest.clear()
+            self.detector.arm(at_rest=at_rest)
         verdict = self.detector.feed(frame)
         if isinstance(verdict, Settled):
             self.last_settled = verdict
             read = self._reader(verdict.frame.image, expect=self.expect, calibration=self.calibration)
             height, width = verdict.frame.image.shape[:2]
-            return read_event(read, self._save(verdict.frame), (width, height))
+            event = read_event(read, self._save(verdict.frame), (width, height))
+            return _for_the_dealer(event) if verdict.at_rest else event
         if isinstance(verdict, Unsettled):
             return {"event": "read", "status": "no_read", "dice": [], "confidence": 0.0,
                     "frame": self._save(verdict.frame), "reason": f"dice did not settle: {verdict.reason}",
@@ -119,6 +131,13 @@ class ReadPipeline:
             log.error("could not save frame %s", name)
             return None
         return name
+
+
+def _for_the_dealer(event: dict[str, Any]) -> dict[str, Any]:
+    """``event`` (a read of dice found at rest) made one the table does not settle alone."""
+    reason = AT_REST_REASON + (f"; {event['reason']}" if event.get("reason") else "")
+    status = "uncertain" if event["status"] == "ok" else event["status"]
+    return {**event, "status": status, "reason": reason}
 
 
 def source_spec(config: Config) -> dict[str, Any]:
@@ -163,9 +182,10 @@ class CameraThread:
         self._thread.start()
         return self
 
-    def expect_roll(self) -> None:
-        """Bets are locked: arm the settle detector (and, in a generated scene, throw the dice)."""
-        self.pipeline.arm()
+    def expect_roll(self, at_rest: bool = False) -> None:
+        """Bets are locked: arm the settle detector (and, in a generated scene, throw the dice).
+        ``at_rest``: the table restarted mid-roll (:meth:`ReadPipeline.arm`)."""
+        self.pipeline.arm(at_rest)
         if isinstance(self.source, GeneratedSource):
             values = [self._dice.randint(1, 6) for _ in range(self.pipeline.expect)]
             self.source.throw(values, self.pipeline.game)

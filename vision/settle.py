@@ -24,7 +24,15 @@ landing-area mask:
   second roll. In the hazard cage the dice never leave: it is armed again
   by the cage's spin (``spin_s`` of continuous motion). The controller may also
   :meth:`~SettleDetector.arm` it (bets locked) and
-  :meth:`~SettleDetector.disarm` it. A roll that does not come to rest
+  :meth:`~SettleDetector.disarm` it.
+- **Dice already at rest.** After a restart in the middle of a roll the dice
+  may have come to rest while nothing watched: no motion will come. Armed
+  with ``at_rest=True``, the detector hands out, once, the first still scene
+  that shows dice (on the rail: differs from the empty table; in the cage:
+  any), marked :attr:`Settled.at_rest`, and stays armed, so a throw after
+  it is handed out as the roll. Only the controller knows when this is
+  right; the reader's caller must not settle such a frame unconfirmed, as
+  the dice may be an earlier roll's. A roll that does not come to rest
   within ``timeout_s`` (count it from the start of the cage's spin, so make it
   longer than a spin) gives one :class:`Unsettled` and disarms: the dealer
   decides that roll, and those dice stopping later are not the next roll.
@@ -125,6 +133,9 @@ class Settled:
     frame: Frame
     roll: int
     rest_index: int
+    at_rest: bool = False
+    """Handed out with no motion seen since arming (``arm(at_rest=True)``): the dice lay still
+    when the camera began to watch, so they may be an earlier roll's."""
 
     @property
     def delay_frames(self) -> int:
@@ -153,19 +164,22 @@ class SettleDetector:
         self._empty_full = empty
         self.rolls = 0
         self.armed = False
+        self._at_rest = False  # like ``armed``, an order from the table: a new stream keeps it
         self._shape: tuple[int, int] | None = None
         self._reset_stream()
 
     # --- control from the table ------------------------------------------------
 
-    def arm(self) -> None:
+    def arm(self, at_rest: bool = False) -> None:
         """A roll is expected (bets locked): the next dice to come to rest after motion are handed out.
 
-        Arming an armed detector changes nothing. Motion that began before the
-        call and has not come to rest yet counts for this roll: the table may
-        learn of a throw (or of the cage's motor stopping) a moment after the
-        dice started moving.
+        Arming an armed detector changes nothing (but ``at_rest``). Motion that
+        began before the call and has not come to rest yet counts for this roll:
+        the table may learn of a throw (or of the cage's motor stopping) a moment
+        after the dice started moving. ``at_rest``: the dice may already lie
+        still (the module docstring's "Dice already at rest").
         """
+        self._at_rest = self._at_rest or at_rest
         if self.armed:
             return
         self.armed = True
@@ -178,6 +192,7 @@ class SettleDetector:
     def disarm(self) -> None:
         """No roll expected: nothing is handed out until armed again."""
         self.armed = False
+        self._at_rest = False
 
     def set_empty(self, image: np.ndarray) -> None:
         """Use ``image`` (full size, BGR) as the picture of the empty landing area."""
@@ -260,8 +275,14 @@ class SettleDetector:
                 return None
             if present > self._max_presence_px or self._reaches_in(present_map):
                 return self._check_timeout(frame)  # a hand or an object resting in the landing area: wait for it to go
+        if self.armed and not self._motion_since_arm and self._at_rest:
+            self._at_rest = False  # once: these dice stay where they are; the next roll comes with motion
+            self.rolls += 1
+            log.info("roll %d: dice at rest when armed, handed out from frame %d", self.rolls, frame.index)
+            return Settled(frame, self.rolls, self._anchor_index, at_rest=True)
         if not (self.armed and self._motion_since_arm):
             return None
+        self._at_rest = False
         self.armed = False
         self._motion_since_arm = False
         self._motion_start = None

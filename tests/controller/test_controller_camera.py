@@ -150,6 +150,43 @@ def test_a_cage_that_turns_longer_than_the_settle_timeout_is_still_read():
     assert [(e["status"], e["dice"]) for e in events] == [("ok", [1, 2, 3])] and len(reads) == 1
 
 
+def test_after_a_restart_dice_found_at_rest_are_read_for_the_dealer_and_a_later_throw_replaces_them(tmp_path):
+    """Recovered at ``locked``: the dice may have landed while the service was down (or be the last
+    roll's). They are read once but never settle alone; a throw after that is read as usual."""
+    from controller.camera import AT_REST_REASON, ReadPipeline
+    from controller.journal import Journal
+    from controller.rules import TableConfig
+    from controller.table import JournaledTable, Phase
+    from vision.model import Calibration, DiceRead, Die, ReadStatus
+
+    values = iter([(5, 6), (2, 3)])
+
+    def reader(image, expect, calibration):
+        return DiceRead(ReadStatus.OK, tuple(Die(v, 0.99, (10 * v, 10, 8, 8)) for v in next(values)))
+
+    felt = np.full((120, 160, 3), (50, 120, 30), np.uint8)
+
+    def with_die(x, y):
+        image = felt.copy()
+        image[y:y + 14, x:x + 14] = (40, 30, 200)
+        return image
+
+    pipeline = ReadPipeline("craps", None, fps=30, calibration=Calibration(die_size_px=14), empty=felt, reader=reader)
+    pipeline.arm(at_rest=True)
+    throw = [with_die(20 + 8 * k, 30 + 4 * k) for k in range(10)]
+    images = [with_die(40, 40)] * 60 + throw + [with_die(100, 70)] * 30
+    events = [e for i, image in enumerate(images) if (e := pipeline.feed(Frame(image, i / 30, i)))]
+    assert [(e["status"], e["dice"]) for e in events] == [("uncertain", [5, 6]), ("ok", [2, 3])]
+    assert events[0]["reason"] == AT_REST_REASON and "reason" not in events[1]
+    with Journal.open(tmp_path) as journal:
+        table = JournaledTable.open(journal, "craps", TableConfig())
+        table.submit({"event": "lock"})
+        assert table.submit(events[0]).accepted and table.state.phase is Phase.PENDING
+        assert table.state.pending.confirmable(2)  # the display says ConF: CONFIRM settles it, VOID throws again
+        settled = table.submit(events[1])
+        assert settled.accepted and table.state.phase is Phase.BETTING and table.state.last_roll == (2, 3)
+
+
 class GoneThenBack(FrameSource):
     """A camera unplugged for a few reads, then plugged back in."""
 

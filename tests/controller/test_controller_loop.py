@@ -401,6 +401,35 @@ def test_service_with_the_generated_camera_reads_a_roll_after_the_lock(tmp_path)
     assert not runner.is_alive()
 
 
+def test_a_service_restarted_mid_roll_asks_the_camera_for_dice_already_at_rest(tmp_path, monkeypatch):
+    """The dice may have landed while the service was down: no motion will come to hand them out."""
+    config_file = tmp_path / "table.toml"
+    config_file.write_text('[table]\nstate_dir = "state"\n[camera]\nsource = "scenes"\n[display]\nport = "none"\n')
+    config = load(config_file)
+    asked = []
+
+    class Camera:
+        def expect_roll(self, at_rest=False):
+            asked.append(at_rest)
+
+        def healthy(self):
+            return True
+
+        def lost(self):
+            return False
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr("controller.camera.start_camera", lambda config, sink: Camera())
+    assert run_table(config, events=io.StringIO(""), exit_at_end=True, out=io.StringIO()) == 0
+    assert asked == []  # betting open: no roll expected
+    with Journal.open(config.state_dir) as journal:
+        JournaledTable.open(journal, config.game, config.rules).submit({"event": "lock"})
+    assert run_table(config, events=io.StringIO(""), exit_at_end=True, out=io.StringIO()) == 0
+    assert asked == [True]
+
+
 def test_demo_sets_aside_a_journal_of_other_rules(tmp_path):
     from controller.demo import DemoTable
 

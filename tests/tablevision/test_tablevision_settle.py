@@ -152,6 +152,49 @@ def test_the_cage_waits_for_a_spin_or_the_controllers_arm():
     assert events[0].roll == 2
 
 
+def test_dice_at_rest_when_armed_are_handed_out_once_only_when_asked():
+    # A restart in the middle of a roll: the dice landed while nothing watched, so no motion comes.
+    rng = np.random.default_rng(3)
+    base = felt(rng)
+    lying, thrown = with_die(base, 40, 40), with_die(base, 100, 70)
+    throw = [with_die(base, 20 + 8 * k, 30 + 4 * k) for k in range(10)]
+    asked = SettleDetector(SettleConfig(die_size_px=14), empty=base)
+    asked.arm(at_rest=True)  # before the first frame: a new stream keeps the order
+    events = [e for e in map(asked.feed, stream([lying] * 60)) if e]
+    assert [(type(e), e.at_rest) for e in events] == [(Settled, True)] and asked.armed
+    # Still armed: a throw after it is the roll, handed out as one that moved.
+    events = [e for e in map(asked.feed, stream([lying] * 60 + throw + [thrown] * 30)) if e]
+    assert [(type(e), e.at_rest, e.roll) for e in events] == [(Settled, False, 2)] and not asked.armed
+    plain = SettleDetector(SettleConfig(die_size_px=14), empty=base)
+    plain.arm()  # not asked: dice lying since before the arm are never read
+    assert [e for e in map(plain.feed, stream([lying] * 60)) if e] == []
+
+
+def test_an_empty_table_at_rest_hands_out_nothing_even_when_asked():
+    rng = np.random.default_rng(4)
+    base = felt(rng)
+    det = SettleDetector(SettleConfig(die_size_px=14), empty=base)
+    det.arm(at_rest=True)
+    assert [e for e in map(det.feed, stream([base] * 60)) if e] == []
+    throw = [with_die(base, 20 + 8 * k, 30 + 4 * k) for k in range(10)]
+    events = [e for e in map(det.feed, stream([base] * 60 + throw + [with_die(base, 100, 70)] * 30)) if e]
+    assert [(type(e), e.at_rest) for e in events] == [(Settled, False)]
+
+
+def test_the_cage_hands_out_dice_at_rest_when_asked_and_a_disarm_cancels_the_ask():
+    rng = np.random.default_rng(5)
+    base = felt(rng)
+    still = with_die(base, 50, 50)
+    det = SettleDetector(SettleConfig(mode="cage", die_size_px=14))
+    det.arm(at_rest=True)
+    assert [(type(e), e.at_rest) for e in map(det.feed, stream([still] * 30)) if e] == [(Settled, True)]
+    det = SettleDetector(SettleConfig(mode="cage", die_size_px=14))
+    det.arm(at_rest=True)
+    det.disarm()
+    det.arm()
+    assert [e for e in map(det.feed, stream([still] * 30)) if e] == []
+
+
 def test_disarmed_detector_hands_out_nothing():
     sc, frames = filmed("roll", 0)
     det = SettleDetector(SettleConfig(die_size_px=sc.table.die_size), landing_mask=sc.table.landing, empty=sc.table.background)
