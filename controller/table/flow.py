@@ -20,7 +20,10 @@ The phases, and what each accepts (anything else is refused with a reason,
 journaled as ``rejected``, and changes nothing):
 
 - ``betting``: bets, removals, next shooter, ``lock``.
-- ``spinning`` (Hazard): ``spin_done``; ``void`` stops the cage and unlocks.
+- ``spinning`` (Hazard): ``spin_done``; ``void`` stops the cage and unlocks;
+  ``manual`` stops the cage for a hand entry (a cage motor that will not
+  start leaves the dealer turning the cage by hand, and no ``spin_done``
+  will come); cancelling the entry spins the cage again.
 - ``locked`` (dice in the air / in the cage): ``read`` -- an ``ok`` read
   settles at once, any other waits for the dealer; ``manual``; ``void``
   unlocks the bets (no throw happened); in Hazard ``lock`` spins the cage
@@ -269,7 +272,7 @@ def _void(state: TableState, event: Mapping[str, Any]) -> Step:
 
 
 def _manual(state: TableState, event: Mapping[str, Any]) -> Step:
-    if state.phase not in (Phase.LOCKED, Phase.PENDING):
+    if state.phase not in (Phase.LOCKED, Phase.PENDING, Phase.SPINNING):
         raise Refused(f"no roll to enter by hand: {_WHY_NOT_NOW[state.phase]}")
     if event.get("dice") is not None:
         return _settle(state, _dice(event["dice"], state.dice_count, "manual"), "manual")

@@ -111,6 +111,19 @@ def test_void_stops_the_cage_and_unlocks(rig):
     assert inputs.empty()  # a stop by the dealer is no spin_done
 
 
+def test_a_hand_entry_stops_the_cage_and_its_cancel_turns_it_again(rig):
+    factory, pins, devices, link, standin, journal, inputs = rig
+    controller = TableController(JournaledTable.open(journal, "hazard", TableConfig()), devices, link, spin_seconds=30)
+    controller.submit({"event": "lock"})
+    motor = factory.pin(pins.cage_motor)
+    assert motor.state is True
+    controller.submit({"event": "manual"})
+    assert controller.state.phase is Phase.MANUAL and motor.state is False
+    controller.submit({"event": "void"})
+    assert controller.state.phase is Phase.SPINNING and motor.state is True
+    assert inputs.empty()  # stops asked for by the table are no spin_done
+
+
 def test_recovered_table_redraws_and_respins(rig, tmp_path):
     factory, pins, devices, link, standin, journal, inputs = rig
     table = JournaledTable.open(journal, "hazard", TableConfig())

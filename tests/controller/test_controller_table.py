@@ -138,6 +138,19 @@ def test_hazard_voided_read_is_rethrown_by_spinning_the_cage_again():
     assert not steps[-1].accepted and state.phase is Phase.LOCKED
 
 
+def test_hazard_hand_entry_while_the_cage_should_turn():
+    # A cage motor that will not start (display Err): the dealer turns the cage by hand and enters
+    # the dice; no spin_done will come. Cancelling goes back to spinning (the cage is turned again).
+    spinning, _ = run(new_table("hazard", CONFIG), bet("A", "high", 500), LOCK)
+    state, steps = run(spinning, MANUAL)
+    assert steps[-1].accepted and state.phase is Phase.MANUAL and state.entry_from is Phase.SPINNING
+    state, _ = run(state, VOID)
+    assert state == spinning
+    state, steps = run(spinning, MANUAL, *[LOCK] * 5, CONFIRM, *[LOCK] * 5, CONFIRM, *[LOCK] * 4, CONFIRM)
+    assert steps[-1].effects[0] == {"event": "roll", "game": "hazard", "dice": [6, 6, 5], "source": "manual"}
+    assert steps[-1].effects[1]["result"] == "win" and state.phase is Phase.BETTING
+
+
 def test_bang_dealer_roll_then_shooter_roll_then_next_shooter():
     state, steps = run(new_table("bang", CONFIG), bet("A", "beat_dealer", 500), bet("B", "field", 500), LOCK, read("ok", [2, 3]))
     assert steps[-1].effects[0]["by"] == "dealer"
