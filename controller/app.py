@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 from controller.config import Config
-from controller.journal import INPUT, Journal
+from controller.journal import INPUT, ORIGIN, Journal
 from controller.journal.chain import storable
 from controller.sdnotify import Notifier
 from controller.table import (JournaledTable, Phase, Step, TableState, lights_for, malformed_event, motor_should_spin,
@@ -335,22 +335,22 @@ def serve(
             last_status = status
 
 
-#: Every input read from ``--events`` carries ``"via": "stream"`` into the journal, so that
-#: ``--resume`` skips exactly the lines already taken: the table's other inputs (the buttons, the
-#: camera, the hazard cage's motor saying ``spin_done``) are journaled too, and counting them as
+#: Every input read from ``--events`` carries ``"via": "stream"`` (:data:`ORIGIN`) into the journal,
+#: so that ``--resume`` skips exactly the lines already taken: the table's other inputs (the buttons,
+#: the camera, the hazard cage's motor saying ``spin_done``) are journaled too, and counting them as
 #: lines skipped lines never played.
-VIA_STREAM = {"via": "stream"}
+STREAM = "stream"
 
 
 def streamed_inputs(journal: Journal) -> int:
     """How many of ``journal``'s inputs came from an event stream (what ``--resume`` skips)."""
     return sum(1 for entry in journal.entries()
-               if entry.kind == INPUT and entry.event.get("via") == VIA_STREAM["via"])
+               if entry.kind == INPUT and entry.event.get(ORIGIN) == STREAM)
 
 
 def read_events(stream: Any, inputs: "queue.Queue[Mapping[str, Any] | None]", *, skip: int = 0,
                 end_with_none: bool = False) -> int:
-    """Put each JSON line of ``stream`` on ``inputs``, marked :data:`VIA_STREAM` (after skipping
+    """Put each JSON line of ``stream`` on ``inputs``, marked as from :data:`STREAM` (after skipping
     ``skip`` of them); returns how many.
 
     A line that is not a JSON object is still an input: it goes in as ``{"event": "malformed", "line": ...}``,
@@ -367,7 +367,7 @@ def read_events(stream: Any, inputs: "queue.Queue[Mapping[str, Any] | None]", *,
         count += 1
         if count <= skip:
             continue
-        inputs.put({**parse_event_line(line), **VIA_STREAM})
+        inputs.put({**parse_event_line(line), ORIGIN: STREAM})
     if end_with_none:
         inputs.put(None)
     return count

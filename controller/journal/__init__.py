@@ -21,7 +21,7 @@ dealer ruled on, labelled with the dice settled, for ``dicetable bench``; and
 from controller.journal.chain import GENESIS, entry_hash
 from controller.journal.export import export_lines, game_event_lines, game_events
 from controller.journal.recall import FRAME_LABEL_COLUMNS, BoxedFrame, RolledRecord, boxed_frames, frame_labels, recall
-from controller.journal.store import INPUT, EFFECT, Entry, Journal, JournalError
+from controller.journal.store import INPUT, EFFECT, ORIGIN, Entry, Journal, JournalError
 from controller.journal.verify import VerifyReport, verify
 
 __all__ = [
@@ -33,6 +33,7 @@ __all__ = [
     "Entry",
     "Journal",
     "JournalError",
+    "ORIGIN",
     "RolledRecord",
     "VerifyReport",
     "boxed_frames",

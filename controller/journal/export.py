@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Iterator, Sequence
 
-from controller.journal.store import EFFECT, INPUT, Entry, Journal
+from controller.journal.store import EFFECT, INPUT, ORIGIN, Entry, Journal
 
 
 def export_lines(journal: Journal, *, events_only: bool = False, inputs_only: bool = False) -> Iterator[str]:
@@ -29,15 +29,15 @@ GAME_INPUTS = ("bet", "remove", "next_shooter")
 
 def game_events(entries: Sequence[Entry]) -> Iterator[tuple[int, dict]]:
     """The rules engine's events among a journal's ``entries`` (all of them, in order), each with
-    its row: accepted game inputs and settled rolls (a roll's row is that of its ``roll`` effect).
-    It takes the rows rather than the journal so that a caller reading them for more reads once."""
+    its row: accepted game inputs (without :data:`ORIGIN`: where an input came from is not part of
+    the game) and settled rolls (a roll's row is that of its ``roll`` effect). It takes the rows rather than the journal so that a caller reading them for more reads once."""
     for index, entry in enumerate(entries):
         name = entry.event.get("event")
         if entry.kind == INPUT and name in GAME_INPUTS:
             following = entries[index + 1] if index + 1 < len(entries) else None
             refused = following is not None and following.kind == EFFECT and following.event.get("event") == "rejected"
             if not refused:
-                yield entry.seq, entry.event
+                yield entry.seq, {key: value for key, value in entry.event.items() if key != ORIGIN}
         elif entry.kind == EFFECT and name == "roll":
             roll = {"event": "roll", "dice": entry.event["dice"]}
             if entry.event.get("by"):

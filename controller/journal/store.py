@@ -28,6 +28,9 @@ from controller.journal.chain import GENESIS, canonical_json, entry_hash
 
 INPUT = "input"
 EFFECT = "effect"
+#: The key an input row may carry to say where the input came from (``"stream"``: a line of
+#: ``dicetable run --events``), not what it is: the table and the rules engine ignore it.
+ORIGIN = "via"
 JOURNAL_FILE = "journal.sqlite3"
 
 _SCHEMA = """

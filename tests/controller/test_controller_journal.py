@@ -418,7 +418,7 @@ def test_game_events_export_replays_to_the_journaled_settlements(tmp_path, capsy
             for _ in range(30):
                 for bet in players.bets(table.state):
                     table.submit(bet)
-                table.submit({"event": "bet", "seat": "A", "bet": "field", "amount": 100})  # ok
+                table.submit({"event": "bet", "seat": "A", "bet": "field", "amount": 100, "via": "stream"})  # ok
                 table.submit({"event": "lock"})
                 table.submit({"event": "bet", "seat": "A", "bet": "field", "amount": 100})  # refused: locked
                 table.submit({"event": "manual", "dice": [rng.randint(1, 6), rng.randint(1, 6)]})
@@ -426,6 +426,7 @@ def test_game_events_export_replays_to_the_journaled_settlements(tmp_path, capsy
         assert main(["journal", "--state-dir", str(folder), "export", "--game-events"]) == 0
         events = tmp_path / f"{game}.jsonl"
         events.write_text(capsys.readouterr().out)
+        assert '"via"' not in events.read_text()  # where an input came from is no part of the game
         assert main(["replay", "--game", game, str(events)]) == 0
         replayed = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
         assert [r for r in replayed if r["event"] == "settle"] == settled and settled
