@@ -25,14 +25,19 @@ landing-area mask:
   by the cage's spin (``spin_s`` of continuous motion). The controller may also
   :meth:`~SettleDetector.arm` it (bets locked) and
   :meth:`~SettleDetector.disarm` it.
+- **Motion that leaves the landing area empty** (a hand or the stick passing
+  over it, dice thrown off it) was no throw that landed: nothing is handed
+  out, and a throw after it is timed from its own motion, not from that.
 - **Dice already at rest.** After a restart in the middle of a roll the dice
   may have come to rest while nothing watched: no motion will come. Armed
-  with ``at_rest=True``, the detector hands out, once, the first still scene
-  that shows dice (on the rail: differs from the empty table; in the cage:
-  any), marked :attr:`Settled.at_rest`, and stays armed, so a throw after
-  it is handed out as the roll. Only the controller knows when this is
-  right; the reader's caller must not settle such a frame unconfirmed, as
-  the dice may be an earlier roll's. A roll that does not come to rest
+  with ``at_rest=True``, the detector hands out the first still scene that
+  shows dice (on the rail: differs from the empty table; in the cage: any),
+  with or without motion before it, marked :attr:`Settled.at_rest`, unless
+  the rail's landing area was seen empty or the cage spun first (then the
+  dice that follow are a new roll's). On the rail it stays armed, so a throw
+  after it is handed out as the roll; the cage's next roll comes with a spin.
+  Only the controller knows when to ask this; the reader's caller must not
+  settle such a frame unconfirmed, as the dice may be an earlier roll's. A roll that does not come to rest
   within ``timeout_s`` (count it from the start of the cage's spin, so make it
   longer than a spin) gives one :class:`Unsettled` and disarms: the dealer
   decides that roll, and those dice stopping later are not the next roll.
@@ -134,8 +139,8 @@ class Settled:
     roll: int
     rest_index: int
     at_rest: bool = False
-    """Handed out with no motion seen since arming (``arm(at_rest=True)``): the dice lay still
-    when the camera began to watch, so they may be an earlier roll's."""
+    """The first hand-out after ``arm(at_rest=True)``, before the landing area was seen empty or
+    the cage spun: the dice may have lain there since an earlier roll."""
 
     @property
     def delay_frames(self) -> int:
@@ -256,6 +261,7 @@ class SettleDetector:
             self.armed = True
             self._motion_since_arm = True
             self._timed_out = False
+            self._at_rest = False  # the dice that stop now are this spin's
             self._motion_start = frame.index - self._motion_run + 1
         return self._check_timeout(frame)
 
@@ -269,27 +275,29 @@ class SettleDetector:
             present = int(np.count_nonzero(present_map))
             if present <= self._empty_px:
                 cv2.accumulateWeighted(small.astype(np.float32), self._empty, cfg.adapt_rate)
+                # Whatever moved has gone without landing, and no dice lie here from before.
+                self._motion_since_arm = False
+                self._motion_start = None
+                self._at_rest = False
                 if self._still >= self._empty_frames and not self.armed:
                     log.debug("landing area empty at frame %d: armed", frame.index)
                     self.arm()
                 return None
             if present > self._max_presence_px or self._reaches_in(present_map):
                 return self._check_timeout(frame)  # a hand or an object resting in the landing area: wait for it to go
-        if self.armed and not self._motion_since_arm and self._at_rest:
-            self._at_rest = False  # once: these dice stay where they are; the next roll comes with motion
-            self.rolls += 1
-            log.info("roll %d: dice at rest when armed, handed out from frame %d", self.rolls, frame.index)
-            return Settled(frame, self.rolls, self._anchor_index, at_rest=True)
-        if not (self.armed and self._motion_since_arm):
+        at_rest = self._at_rest
+        if not (self.armed and (self._motion_since_arm or at_rest)):
             return None
         self._at_rest = False
-        self.armed = False
+        # Dice that may be an earlier roll's leave the rail armed for a throw; anything else is the roll.
+        self.armed = at_rest and cfg.mode == "rail"
         self._motion_since_arm = False
         self._motion_start = None
         self._run_start = None
         self.rolls += 1
-        log.debug("roll %d settled: frame %d, at rest since %d", self.rolls, frame.index, self._anchor_index)
-        return Settled(frame, self.rolls, self._anchor_index)
+        log.log(logging.INFO if at_rest else logging.DEBUG, "roll %d settled%s: frame %d, at rest since %d",
+                self.rolls, " (dice found at rest)" if at_rest else "", frame.index, self._anchor_index)
+        return Settled(frame, self.rolls, self._anchor_index, at_rest=at_rest)
 
     def _check_timeout(self, frame: Frame) -> Unsettled | None:
         if not self.armed or self._motion_start is None or self._timed_out:
@@ -297,6 +305,7 @@ class SettleDetector:
         if frame.index - self._motion_start < self._timeout_frames:
             return None
         self._timed_out = True
+        self._at_rest = False  # the dealer decides this roll; what lies here after is not to be read at rest
         # The roll goes to the dealer; when these dice stop at last they must not be
         # taken for the next roll, so nothing is handed out until armed again.
         self.armed = False

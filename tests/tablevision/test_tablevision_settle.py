@@ -188,11 +188,52 @@ def test_the_cage_hands_out_dice_at_rest_when_asked_and_a_disarm_cancels_the_ask
     det = SettleDetector(SettleConfig(mode="cage", die_size_px=14))
     det.arm(at_rest=True)
     assert [(type(e), e.at_rest) for e in map(det.feed, stream([still] * 30)) if e] == [(Settled, True)]
+    assert not det.armed  # the cage's next roll comes with a spin
     det = SettleDetector(SettleConfig(mode="cage", die_size_px=14))
     det.arm(at_rest=True)
     det.disarm()
     det.arm()
     assert [e for e in map(det.feed, stream([still] * 30)) if e] == []
+
+
+def test_a_throw_long_after_a_hand_passed_over_the_empty_table_is_timed_from_its_own_motion():
+    # The detector armed itself on the empty table; a hand passed; the throw came much later.
+    rng = np.random.default_rng(6)
+    base = felt(rng)
+    passing = [with_die(base, 12 * k, 60) for k in range(12)]
+    throw = [with_die(base, 20 + 8 * k, 30 + 4 * k) for k in range(10)]
+    det = SettleDetector(SettleConfig(die_size_px=14, timeout_s=2.0), empty=base)
+    images = [base] * 30 + passing + [base] * 120 + throw + [with_die(base, 100, 70)] * 30
+    events = [e for e in map(det.feed, stream(images)) if e]
+    assert [(type(e), e.frame.index >= 30 + 12 + 120 + 10) for e in events] == [(Settled, True)]
+
+
+def test_dice_at_rest_stay_marked_when_touched_before_the_camera_saw_them_still():
+    # A restart with the last roll's dice lying; the dealer nudges one before the first still period.
+    rng = np.random.default_rng(7)
+    base = felt(rng)
+    nudged = [with_die(base, 40 + k, 40) for k in range(4)]
+    det = SettleDetector(SettleConfig(die_size_px=14), empty=base)
+    det.arm(at_rest=True)
+    events = [e for e in map(det.feed, stream([with_die(base, 40, 40)] * 3 + nudged + [with_die(base, 44, 40)] * 30)) if e]
+    assert [(type(e), e.at_rest) for e in events] == [(Settled, True)]
+
+
+def test_the_ask_for_dice_at_rest_lapses_once_the_table_is_seen_empty_or_a_roll_times_out():
+    rng = np.random.default_rng(8)
+    base = felt(rng)
+    throw = [with_die(base, 20 + 8 * k, 30 + 4 * k) for k in range(10)]
+    det = SettleDetector(SettleConfig(die_size_px=14), empty=base)
+    det.arm(at_rest=True)
+    events = [e for e in map(det.feed, stream([base] * 30 + throw + [with_die(base, 100, 70)] * 30)) if e]
+    assert [(type(e), e.at_rest) for e in events] == [(Settled, False)]  # thrown after the restart: the roll
+    det = SettleDetector(SettleConfig(mode="cage", die_size_px=14, timeout_s=1.0))
+    det.arm(at_rest=True)
+    shaking = [with_die(base, 30 + 7 * (k % 5), 30 + 5 * (k % 3)) for k in range(40)]
+    assert [type(e) for e in map(det.feed, stream(shaking)) if e] == [Unsettled]
+    assert [e for e in map(det.feed, stream([with_die(base, 50, 50)] * 30)) if e] == []  # disarmed
+    det.arm()  # the dealer voided the roll that never settled: the dice lying now are not to be read
+    assert [e for e in map(det.feed, stream([with_die(base, 50, 50)] * 30)) if e] == []
 
 
 def test_disarmed_detector_hands_out_nothing():
