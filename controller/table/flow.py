@@ -23,7 +23,8 @@ journaled as ``rejected``, and changes nothing):
 - ``spinning`` (Hazard): ``spin_done``; ``void`` stops the cage and unlocks;
   ``manual`` stops the cage for a hand entry (a cage motor that will not
   start leaves the dealer turning the cage by hand, and no ``spin_done``
-  will come); cancelling the entry spins the cage again.
+  will come); cancelling the entry spins the cage again. A ``read`` is
+  refused here, and in an entry begun here: it shows a spin cut short.
 - ``locked`` (dice in the air / in the cage): ``read`` -- an ``ok`` read
   settles at once, any other waits for the dealer; ``manual``; ``void``
   unlocks the bets (no throw happened); in Hazard ``lock`` spins the cage
@@ -31,17 +32,20 @@ journaled as ``rejected``, and changes nothing):
 - ``pending`` (a read waits for the dealer): ``confirm`` (a read with the
   right number of dice that is not ``no_read``), ``manual``, ``void``
   (discard the read; bets stay locked for the rethrow), or a new ``read``
-  of the same roll, which replaces it. The camera sends none by itself
-  here (its settle detector is disarmed once it has handed out the roll's
-  frame); after ``void`` it is armed again, so a die the dealer straightens
-  then is read when it is still.
+  of the same roll, which replaces it. The camera mostly sends none by
+  itself here (its settle detector is disarmed once it has handed out the
+  roll's frame; on the rail, a read of dice found lying after a restart
+  leaves it armed, so a throw then replaces that read); after ``void`` it
+  is armed again, so a die the dealer straightens then is read when it is
+  still.
 - ``manual`` (entering dice by hand): ``lock`` steps the die, ``confirm``
   accepts it, ``void`` cancels. A ``read`` that arrives meanwhile (the dealer
   began the entry before the camera had the still frame) settles nothing and
   leaves the entry as it is: it is kept, and cancelling the entry brings it
-  up as ``pending``. Cancelling with no read kept goes back to ``locked``.
-  Refusing that read instead would leave the table at ``locked`` for good
-  after the cancel: the camera hands out one frame per roll and had done so.
+  up as ``pending``. Cancelling with no read kept goes back to where the
+  entry began (``locked``, ``pending`` or ``spinning``). Refusing that read
+  instead would leave the table at ``locked`` for good after the cancel:
+  the camera hands out one frame per roll and had done so.
 
 A roll that is settled appears as a ``roll`` effect (with its ``source``:
 ``read``, ``confirm`` or ``manual``) followed by the engine's settlements.
@@ -229,6 +233,8 @@ def _dice(value: Any, count: int, what: str) -> tuple[int, ...]:
 def _read(state: TableState, event: Mapping[str, Any]) -> Step:
     if state.phase not in (Phase.LOCKED, Phase.PENDING, Phase.MANUAL):
         raise Refused(f"a read arrived when no roll was expected: {_WHY_NOT_NOW[state.phase]}")
+    if state.phase is Phase.MANUAL and state.entry_from is Phase.SPINNING:
+        raise Refused("a read arrived when no roll was expected: the cage was stopped mid-spin for a hand entry")
     status = event.get("status")
     if status not in READ_STATUSES:
         raise Refused(f"read: status must be one of {', '.join(READ_STATUSES)}, got {status!r}")

@@ -91,7 +91,10 @@ def motor_should_spin(before: TableState | None, after: TableState) -> bool:
 
 def expects_roll(before: TableState | None, after: TableState) -> bool:
     """Dice are about to land: bets were just locked (Hazard: the cage has stopped), or a read was
-    voided for a rethrow. Not on cancelling a hand entry, which brings no new throw."""
-    if after.phase is not Phase.LOCKED:
-        return False
-    return before is None or before.phase not in (Phase.LOCKED, Phase.MANUAL)
+    voided for a rethrow. Not on cancelling a hand entry, which brings no new throw.
+
+    With ``before=None`` (the table found so at a start) also in a hand entry begun at ``locked``:
+    the camera of the last run may have been waiting for the dice, and a cancel must find it so."""
+    if before is None:
+        return after.phase is Phase.LOCKED or (after.phase is Phase.MANUAL and after.entry_from is Phase.LOCKED)
+    return after.phase is Phase.LOCKED and before.phase not in (Phase.LOCKED, Phase.MANUAL)

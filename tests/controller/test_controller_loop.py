@@ -441,6 +441,10 @@ def test_a_service_restarted_mid_roll_asks_the_camera_for_dice_already_at_rest(t
         JournaledTable.open(journal, config.game, config.rules).submit({"event": "lock"})
     assert run_table(config, events=io.StringIO(""), exit_at_end=True, out=io.StringIO()) == 0
     assert asked == [True]
+    with Journal.open(config.state_dir) as journal:  # and in a hand entry begun before the read came
+        JournaledTable.open(journal, config.game, config.rules).submit({"event": "manual"})
+    assert run_table(config, events=io.StringIO(""), exit_at_end=True, out=io.StringIO()) == 0
+    assert asked == [True, True]
 
 
 def test_demo_sets_aside_a_journal_of_other_rules(tmp_path):

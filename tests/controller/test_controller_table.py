@@ -31,6 +31,7 @@ def read(status, dice, confidence=0.99, frame="roll.png"):
 
 
 LOCK, CONFIRM, VOID, MANUAL = ({"event": e} for e in ("lock", "confirm", "void", "manual"))
+SPIN_DONE = {"event": "spin_done"}
 
 
 def test_craps_ok_read_settles_at_once_and_lights_follow():
@@ -144,11 +145,31 @@ def test_hazard_hand_entry_while_the_cage_should_turn():
     spinning, _ = run(new_table("hazard", CONFIG), bet("A", "high", 500), LOCK)
     state, steps = run(spinning, MANUAL)
     assert steps[-1].accepted and state.phase is Phase.MANUAL and state.entry_from is Phase.SPINNING
+    state, steps = run(state, read("ok", [6, 6, 5]))  # the dice of a spin the entry cut short
+    assert not steps[-1].accepted and "mid-spin" in steps[-1].effects[0]["reason"]
     state, _ = run(state, VOID)
     assert state == spinning
     state, steps = run(spinning, MANUAL, *[LOCK] * 5, CONFIRM, *[LOCK] * 5, CONFIRM, *[LOCK] * 4, CONFIRM)
     assert steps[-1].effects[0] == {"event": "roll", "game": "hazard", "dice": [6, 6, 5], "source": "manual"}
     assert steps[-1].effects[1]["result"] == "win" and state.phase is Phase.BETTING
+
+
+@pytest.mark.parametrize(
+    "game, events, at_start",
+    [
+        ("craps", [], False),
+        ("craps", [LOCK], True),
+        ("craps", [LOCK, MANUAL, LOCK], True),  # the camera of the last run was waiting: a cancel needs it
+        ("craps", [LOCK, read("uncertain", [3, 4]), MANUAL], False),  # the read is there: VOID arms it
+        ("hazard", [LOCK, MANUAL], False),  # cancelling turns the cage again
+        ("hazard", [LOCK, SPIN_DONE], True),
+    ],
+)
+def test_a_table_found_waiting_for_dice_at_a_start_expects_a_roll(game, events, at_start):
+    from controller.table import expects_roll
+
+    state, _ = run(new_table(game, CONFIG), *events)
+    assert expects_roll(None, state) is at_start
 
 
 def test_bang_dealer_roll_then_shooter_roll_then_next_shooter():
@@ -312,7 +333,6 @@ def test_no_read_with_a_wrong_count_keeps_no_dice():
     assert state.pending.dice == (3, 4)  # a whole roll seen (dice touching): the hand entry starts there
 
 
-SPIN_DONE = {"event": "spin_done"}
 
 
 @pytest.mark.parametrize(
