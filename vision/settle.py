@@ -24,7 +24,10 @@ landing-area mask:
   second roll. In the hazard cage the dice never leave: it is armed again
   by the cage's spin (``spin_s`` of continuous motion). The controller may also
   :meth:`~SettleDetector.arm` it (bets locked) and
-  :meth:`~SettleDetector.disarm` it.
+  :meth:`~SettleDetector.disarm` it. A roll that does not come to rest
+  within ``timeout_s`` (count it from the start of the cage's spin, so make it
+  longer than a spin) gives one :class:`Unsettled` and disarms: the dealer
+  decides that roll, and those dice stopping later are not the next roll.
 - **Motion that leaves the landing area empty** (a hand or the stick passing
   over it, dice thrown off it) was no throw that landed: nothing is handed
   out, and a throw after it is timed from its own motion, not from that.
@@ -37,10 +40,7 @@ landing-area mask:
   dice that follow are a new roll's). On the rail it stays armed, so a throw
   after it is handed out as the roll; the cage's next roll comes with a spin.
   Only the controller knows when to ask this; the reader's caller must not
-  settle such a frame unconfirmed, as the dice may be an earlier roll's. A roll that does not come to rest
-  within ``timeout_s`` (count it from the start of the cage's spin, so make it
-  longer than a spin) gives one :class:`Unsettled` and disarms: the dealer
-  decides that roll, and those dice stopping later are not the next roll.
+  settle such a frame unconfirmed, as the dice may be an earlier roll's.
 - **Empty or not** compares the still scene with a picture of the empty table
   (from calibration, :meth:`~SettleDetector.set_empty`, or, failing both, the
   scene at start if it stays still before anything moves, which must then be

@@ -30,7 +30,8 @@ GAME_INPUTS = ("bet", "remove", "next_shooter")
 def game_events(entries: Sequence[Entry]) -> Iterator[tuple[int, dict]]:
     """The rules engine's events among a journal's ``entries`` (all of them, in order), each with
     its row: accepted game inputs (without :data:`ORIGIN`: where an input came from is not part of
-    the game) and settled rolls (a roll's row is that of its ``roll`` effect). It takes the rows rather than the journal so that a caller reading them for more reads once."""
+    the game) and settled rolls (a roll's row is that of its ``roll`` effect). It takes the rows
+    rather than the journal so that a caller reading them for more reads once."""
     for index, entry in enumerate(entries):
         name = entry.event.get("event")
         if entry.kind == INPUT and name in GAME_INPUTS:
