@@ -35,10 +35,12 @@ landing-area mask:
   may have come to rest while nothing watched: no motion will come. Armed
   with ``at_rest=True``, the detector hands out the first still scene that
   shows dice (on the rail: differs from the empty table; in the cage: any),
-  with or without motion before it, marked :attr:`Settled.at_rest`, unless
-  the rail's landing area was seen empty or the cage spun first (then the
-  dice that follow are a new roll's). On the rail it stays armed, so a throw
-  after it is handed out as the roll; the cage's next roll comes with a spin.
+  with or without motion before it. Until the rail's landing area is seen
+  empty or the cage spins (the dice that follow are then a new roll's),
+  every hand-out is marked :attr:`Settled.at_rest`: a die nudged or a hand
+  passing does not make those dice a new throw. On the rail it stays armed
+  meanwhile, so the throw after the stick took the dice is handed out as the
+  roll; the cage's next roll comes with a spin.
   Only the controller knows when to ask this; the reader's caller must not
   settle such a frame unconfirmed, as the dice may be an earlier roll's.
 - **Empty or not** compares the still scene with a picture of the empty table
@@ -139,8 +141,8 @@ class Settled:
     roll: int
     rest_index: int
     at_rest: bool = False
-    """The first hand-out after ``arm(at_rest=True)``, before the landing area was seen empty or
-    the cage spun: the dice may have lain there since an earlier roll."""
+    """Handed out after ``arm(at_rest=True)`` and before the landing area was seen empty or the
+    cage spun: the dice may have lain there since an earlier roll."""
 
     @property
     def delay_frames(self) -> int:
@@ -169,7 +171,10 @@ class SettleDetector:
         self._empty_full = empty
         self.rolls = 0
         self.armed = False
-        self._at_rest = False  # like ``armed``, an order from the table: a new stream keeps it
+        # Like ``armed``, orders from the table, which a new stream keeps: hand out dice found lying
+        # still (once), and mark every hand-out until the dice in view are surely a new roll's.
+        self._take_lying = False
+        self._suspect = False
         self._shape: tuple[int, int] | None = None
         self._reset_stream()
 
@@ -184,7 +189,8 @@ class SettleDetector:
         after the dice started moving. ``at_rest``: the dice may already lie
         still (the module docstring's "Dice already at rest").
         """
-        self._at_rest = self._at_rest or at_rest
+        if at_rest:
+            self._take_lying = self._suspect = True
         if self.armed:
             return
         self.armed = True
@@ -197,7 +203,7 @@ class SettleDetector:
     def disarm(self) -> None:
         """No roll expected: nothing is handed out until armed again."""
         self.armed = False
-        self._at_rest = False
+        self._take_lying = self._suspect = False
 
     def set_empty(self, image: np.ndarray) -> None:
         """Use ``image`` (full size, BGR) as the picture of the empty landing area."""
@@ -261,7 +267,7 @@ class SettleDetector:
             self.armed = True
             self._motion_since_arm = True
             self._timed_out = False
-            self._at_rest = False  # the dice that stop now are this spin's
+            self._take_lying = self._suspect = False  # the dice that stop now are this spin's
             self._motion_start = frame.index - self._motion_run + 1
         return self._check_timeout(frame)
 
@@ -278,17 +284,16 @@ class SettleDetector:
                 # Whatever moved has gone without landing, and no dice lie here from before.
                 self._motion_since_arm = False
                 self._motion_start = None
-                self._at_rest = False
+                self._take_lying = self._suspect = False
                 if self._still >= self._empty_frames and not self.armed:
                     log.debug("landing area empty at frame %d: armed", frame.index)
                     self.arm()
                 return None
             if present > self._max_presence_px or self._reaches_in(present_map):
                 return self._check_timeout(frame)  # a hand or an object resting in the landing area: wait for it to go
-        at_rest = self._at_rest
-        if not (self.armed and (self._motion_since_arm or at_rest)):
+        if not (self.armed and (self._motion_since_arm or self._take_lying)):
             return None
-        self._at_rest = False
+        at_rest, self._take_lying = self._suspect, False
         # Dice that may be an earlier roll's leave the rail armed for a throw; anything else is the roll.
         self.armed = at_rest and cfg.mode == "rail"
         self._motion_since_arm = False
@@ -305,7 +310,7 @@ class SettleDetector:
         if frame.index - self._motion_start < self._timeout_frames:
             return None
         self._timed_out = True
-        self._at_rest = False  # the dealer decides this roll; what lies here after is not to be read at rest
+        self._take_lying = self._suspect = False  # the dealer decides this roll; what lies here after is not to be read
         # The roll goes to the dealer; when these dice stop at last they must not be
         # taken for the next roll, so nothing is handed out until armed again.
         self.armed = False

@@ -159,7 +159,7 @@ def test_after_a_restart_dice_found_at_rest_are_read_for_the_dealer_and_a_later_
     from controller.table import JournaledTable, Phase
     from vision.model import Calibration, DiceRead, Die, ReadStatus
 
-    values = iter([(5, 6), (2, 3)])
+    values = iter([(5, 6), (5, 6), (2, 3)])
 
     def reader(image, expect, calibration):
         return DiceRead(ReadStatus.OK, tuple(Die(v, 0.99, (10 * v, 10, 8, 8)) for v in next(values)))
@@ -174,16 +174,19 @@ def test_after_a_restart_dice_found_at_rest_are_read_for_the_dealer_and_a_later_
     pipeline = ReadPipeline("craps", None, fps=30, calibration=Calibration(die_size_px=14), empty=felt, reader=reader)
     pipeline.arm(at_rest=True)
     throw = [with_die(20 + 8 * k, 30 + 4 * k) for k in range(10)]
-    images = [with_die(40, 40)] * 60 + throw + [with_die(100, 70)] * 30
+    nudged = [with_die(41 + k, 40) for k in range(3)]  # the dealer leans in: the same dice, no throw
+    taken = [felt] * 30  # the stick takes the dice to the shooter
+    images = [with_die(40, 40)] * 60 + nudged + [with_die(43, 40)] * 30 + taken + throw + [with_die(100, 70)] * 30
     events = [e for i, image in enumerate(images) if (e := pipeline.feed(Frame(image, i / 30, i)))]
-    assert [(e["status"], e["dice"]) for e in events] == [("uncertain", [5, 6]), ("ok", [2, 3])]
-    assert events[0]["reason"] == AT_REST_REASON and "reason" not in events[1]
+    assert [(e["status"], e["dice"]) for e in events] == [("uncertain", [5, 6]), ("uncertain", [5, 6]), ("ok", [2, 3])]
+    assert events[0]["reason"] == events[1]["reason"] == AT_REST_REASON and "reason" not in events[2]
     with Journal.open(tmp_path) as journal:
         table = JournaledTable.open(journal, "craps", TableConfig())
         table.submit({"event": "lock"})
         assert table.submit(events[0]).accepted and table.state.phase is Phase.PENDING
         assert table.state.pending.confirmable(2)  # the display says ConF: CONFIRM settles it, VOID throws again
-        settled = table.submit(events[1])
+        assert table.submit(events[1]).accepted and table.state.phase is Phase.PENDING  # nudged: still waits
+        settled = table.submit(events[2])
         assert settled.accepted and table.state.phase is Phase.BETTING and table.state.last_roll == (2, 3)
 
 

@@ -162,9 +162,13 @@ def test_dice_at_rest_when_armed_are_handed_out_once_only_when_asked():
     asked.arm(at_rest=True)  # before the first frame: a new stream keeps the order
     events = [e for e in map(asked.feed, stream([lying] * 60)) if e]
     assert [(type(e), e.at_rest) for e in events] == [(Settled, True)] and asked.armed
-    # Still armed: a throw after it is the roll, handed out as one that moved.
-    events = [e for e in map(asked.feed, stream([lying] * 60 + throw + [thrown] * 30)) if e]
-    assert [(type(e), e.at_rest, e.roll) for e in events] == [(Settled, False, 2)] and not asked.armed
+    # A die nudged is still no throw: read again, still marked.
+    events = [e for e in map(asked.feed, stream([lying] * 10 + [with_die(base, 41 + k, 40) for k in range(3)]
+                                                + [with_die(base, 43, 40)] * 30)) if e]
+    assert [(type(e), e.at_rest, e.roll) for e in events] == [(Settled, True, 2)] and asked.armed
+    # Still armed: once the stick has taken the dice, a throw is the roll, handed out unmarked.
+    events = [e for e in map(asked.feed, stream([base] * 30 + throw + [thrown] * 30)) if e]
+    assert [(type(e), e.at_rest, e.roll) for e in events] == [(Settled, False, 3)] and not asked.armed
     plain = SettleDetector(SettleConfig(die_size_px=14), empty=base)
     plain.arm()  # not asked: dice lying since before the arm are never read
     assert [e for e in map(plain.feed, stream([lying] * 60)) if e] == []
