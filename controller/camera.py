@@ -242,9 +242,25 @@ class CameraThread:
                 self._sink(event)
 
 
+def uncalibrated_warning(config: Config) -> str | None:
+    """What the operator should know when a rail table's camera has no picture of the empty table.
+
+    The settle detector then takes the first still scene for the felt: dice lying there when the
+    camera starts (a restart mid-roll, or the last roll's dice not yet taken) stay "felt" for the
+    whole run, so a hand passing over the empty felt later looks like a roll and a throw where
+    those dice lay may be missed. The generated camera starts on an empty table."""
+    if SETTING[config.game] != "rail" or config.empty_image is not None or config.camera["source"] in ("none", "scenes"):
+        return None
+    return ("no picture of the empty table (run `dicetable calibrate`): dice lying when the camera starts "
+            "would be taken for the felt until the next start")
+
+
 def start_camera(config: Config, sink: Callable[[dict[str, Any]], None]) -> CameraThread:
     """Open the configured camera and start reading rolls from it."""
     from vision.sources import open_source
+
+    if (warning := uncalibrated_warning(config)) is not None:
+        log.warning("camera: %s", warning)
 
     source = open_source(source_spec(config))
     frames_dir = config.state_dir / "frames" if config.camera["save_frames"] else None

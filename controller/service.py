@@ -61,7 +61,9 @@ def run_table(config: Config, *, events: IO[str] | None = None, resume: bool = F
             controller.listeners.append(
                 lambda event, step, before: camera.expect_roll() if expects_roll(before, step.state) else None)
             if expects_roll(None, controller.state):
-                camera.expect_roll(at_rest=True)  # recovered mid-roll: the dice may have landed meanwhile
+                # Recovered mid-roll: the dice may have landed meanwhile, unless those in view are
+                # ones the dealer voided (the rethrow then comes with motion).
+                camera.expect_roll(at_rest=not controller.state.voided)
         stop = stop or threading.Event()
         if events is not None:
             skip = streamed_inputs(journal) if resume else 0

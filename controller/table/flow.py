@@ -116,6 +116,9 @@ class TableState:
     last_roll: tuple[int, ...] = ()
     history: tuple[tuple[int, ...], ...] = ()
     rolls: int = 0
+    voided: bool = False
+    """Bets are locked for a rethrow: the dealer voided the read of the dice that may still lie in
+    view (in the cage they do until LOCK). A start finding the table so must not offer them again."""
 
     @property
     def dice_count(self) -> int:
@@ -209,7 +212,7 @@ def _lock(state: TableState, event: Mapping[str, Any]) -> Step:
     if state.game == "hazard" and state.phase is Phase.LOCKED:
         # The dice lie in the cage unread (a read voided, or a restart after the spin): the only
         # way to throw them again is another spin, with the bets still locked.
-        return Step(replace(state, phase=Phase.SPINNING))
+        return Step(replace(state, phase=Phase.SPINNING, voided=False))
     if state.phase is not Phase.BETTING:
         raise Refused(f"bets are already locked ({state.phase.value})")
     phase = Phase.SPINNING if state.game == "hazard" else Phase.LOCKED
@@ -252,6 +255,7 @@ def _read(state: TableState, event: Mapping[str, Any]) -> Step:
     if isinstance(confidence, bool) or not isinstance(confidence, (int, float)):
         raise Refused(f"read: confidence must be a number, got {confidence!r}")
     pending = PendingRead(status, dice, float(confidence), event.get("frame"), event.get("reason"))
+    state = replace(state, voided=False)  # a read of the rethrow
     if state.phase is Phase.MANUAL:
         # The dealer's entry goes on untouched; the read waits for it to be cancelled.
         return Step(replace(state, pending=pending, entry_from=Phase.PENDING))
@@ -271,9 +275,9 @@ def _confirm(state: TableState, event: Mapping[str, Any]) -> Step:
 
 def _void(state: TableState, event: Mapping[str, Any]) -> Step:
     if state.phase is Phase.PENDING:
-        return Step(replace(state, phase=Phase.LOCKED, pending=None))
+        return Step(replace(state, phase=Phase.LOCKED, pending=None, voided=True))
     if state.phase in (Phase.LOCKED, Phase.SPINNING):
-        return Step(replace(state, phase=Phase.BETTING))  # no throw happened: unlock (and stop the cage)
+        return Step(replace(state, phase=Phase.BETTING, voided=False))  # no throw happened: unlock (and stop the cage)
     raise Refused(f"nothing to void ({state.phase.value})")
 
 
@@ -314,6 +318,7 @@ def _settle(state: TableState, dice: tuple[int, ...], source: str) -> Step:
         rules=rules,
         phase=Phase.BETTING,
         pending=None,
+        voided=False,
         last_roll=dice,
         history=((dice,) + state.history)[:HISTORY],
         rolls=state.rolls + 1,

@@ -445,6 +445,12 @@ def test_a_service_restarted_mid_roll_asks_the_camera_for_dice_already_at_rest(t
         JournaledTable.open(journal, config.game, config.rules).submit({"event": "manual"})
     assert run_table(config, events=io.StringIO(""), exit_at_end=True, out=io.StringIO()) == 0
     assert asked == [True, True]
+    with Journal.open(config.state_dir) as journal:  # but not the dice whose read the dealer voided
+        table = JournaledTable.open(journal, config.game, config.rules)
+        for event in ({"event": "void"}, {"event": "read", "status": "uncertain", "dice": [2, 2], "confidence": 0.5}, {"event": "void"}):
+            assert table.submit(event).accepted
+    assert run_table(config, events=io.StringIO(""), exit_at_end=True, out=io.StringIO()) == 0
+    assert asked == [True, True, False]
 
 
 def test_demo_sets_aside_a_journal_of_other_rules(tmp_path):

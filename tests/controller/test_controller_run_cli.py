@@ -113,6 +113,18 @@ def _table_file(tmp_path, extra: str = "") -> str:
     return str(config)
 
 
+@pytest.mark.parametrize("game, source, warned", [
+    ("craps", "opencv", True), ("bang", "picamera2", True), ("hazard", "opencv", False),  # the cage has no felt to learn
+    ("craps", "none", False), ("craps", "scenes", False),
+])
+def test_check_warns_of_a_rail_camera_with_no_picture_of_the_empty_table(tmp_path, capsys, game, source, warned):
+    config = tmp_path / "t.toml"
+    config.write_text(f'[table]\ngame = "{game}"\nstate_dir = "{tmp_path / "state"}"\n[camera]\nsource = "{source}"\n'
+                      '[display]\nport = "none"\n')
+    assert main(["run", "--config", str(config), "--check"]) == 0
+    assert ("warning: no picture of the empty table (run `dicetable calibrate`)" in capsys.readouterr().out) is warned
+
+
 def test_check_says_whether_the_table_would_come_up_without_starting_it(tmp_path, capsys):
     """An operator edits the file beside the running table: --check tells whether the restart
     will come up, writing nothing and opening no device."""

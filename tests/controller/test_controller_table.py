@@ -118,6 +118,21 @@ def test_void_discards_the_read_then_unlocks():
     assert state.phase is Phase.BETTING and state.rolls == 0
 
 
+@pytest.mark.parametrize("game, after, voided", [
+    ("craps", [], True),
+    ("craps", [MANUAL, VOID], True),              # a hand entry begun and cancelled: the same dice
+    ("craps", [read("uncertain", [1, 2])], False),  # the rethrow was read
+    ("craps", [VOID], False),                      # unlocked
+    ("hazard", [LOCK], False),                     # the cage turns again
+    ("hazard", [MANUAL, CONFIRM, CONFIRM, CONFIRM], False),  # settled by hand
+])
+def test_a_voided_read_is_remembered_until_the_dice_are_thrown_again(game, after, voided):
+    first = [SPIN_DONE] if game == "hazard" else []
+    dice = [4, 4, 4] if game == "hazard" else [4, 4]
+    state, steps = run(new_table(game, CONFIG), LOCK, *first, read("uncertain", dice, 0.5), VOID, *after)
+    assert all(s.accepted for s in steps) and state.voided is voided
+
+
 def test_hazard_lock_spins_the_cage_and_reads_only_after_it_stops():
     state, _ = run(new_table("hazard", CONFIG), bet("A", "high", 500), LOCK)
     assert state.phase is Phase.SPINNING and view_for(state).status == "SPIN"

@@ -111,8 +111,11 @@ def _check(config: Config) -> int:
     except JournalError as exc:
         print(f"dicetable run: {exc}", file=sys.stderr)
         return 2
+    from controller.camera import uncalibrated_warning
+
+    warning = uncalibrated_warning(config)
     print(f"{config.source}: configuration ok, {config.game} table\n{journal_line}\n"
-          "devices not opened (a running table holds them)")
+          + (f"warning: {warning}\n" if warning else "") + "devices not opened (a running table holds them)")
     return 0
 
 
