@@ -165,8 +165,10 @@ class CameraThread:
     """Runs a :class:`ReadPipeline` on a live source and puts its read events on ``sink``.
 
     With the generated camera (``[camera] source = "scenes"``) nobody throws real dice, so
-    :meth:`expect_roll` also throws seeded random dice in the scene: a configured table can then be
-    played on a laptop from an event stream of bets and locks alone.
+    :meth:`expect_roll` also puts seeded random dice in the scene, as they would come at a table:
+    thrown, lying already (a start in the middle of a roll), or not at all (a voided read in the
+    cage, whose dice lie there until the next spin). A configured table can then be played on a
+    laptop from an event stream of bets and locks alone.
     """
 
     def __init__(self, source: FrameSource, pipeline: ReadPipeline, sink: Callable[[dict[str, Any]], None],
@@ -182,13 +184,15 @@ class CameraThread:
         self._thread.start()
         return self
 
-    def expect_roll(self, at_rest: bool = False) -> None:
-        """Bets are locked: arm the settle detector (and, in a generated scene, throw the dice).
-        ``at_rest``: the table restarted mid-roll (:meth:`ReadPipeline.arm`)."""
+    def expect_roll(self, at_rest: bool = False, thrown: bool = True) -> None:
+        """Bets are locked: arm the settle detector. ``at_rest``: the table restarted mid-roll
+        (:meth:`ReadPipeline.arm`); ``thrown``: the dice are thrown anew
+        (:func:`controller.table.dice_thrown`). A generated scene lays the dice for the first and
+        throws them for the second."""
         self.pipeline.arm(at_rest)
-        if isinstance(self.source, GeneratedSource):
+        if isinstance(self.source, GeneratedSource) and (at_rest or thrown):
             values = [self._dice.randint(1, 6) for _ in range(self.pipeline.expect)]
-            self.source.throw(values, self.pipeline.game)
+            (self.source.lay if at_rest else self.source.throw)(values, self.pipeline.game)
 
     def healthy(self) -> bool:
         return self.source.health.ok and self._thread.is_alive()
@@ -263,7 +267,10 @@ def start_camera(config: Config, sink: Callable[[dict[str, Any]], None]) -> Came
         log.warning("camera: %s", warning)
 
     source = open_source(source_spec(config))
+    empty = config.empty_image
+    if empty is None and isinstance(source, GeneratedSource):
+        empty = source.empty_picture()  # the generated table is its own calibration
     frames_dir = config.state_dir / "frames" if config.camera["save_frames"] else None
     pipeline = ReadPipeline(config.game, frames_dir, fps=config.camera["fps"], spin_s=config.hazard["spin_seconds"],
-                            calibration=config.calibration, empty=config.empty_image)
+                            calibration=config.calibration, empty=empty)
     return CameraThread(source, pipeline, sink).start()

@@ -21,7 +21,7 @@ from controller.app import (TableController, button_event, cage_listener, open_d
 from controller.config import Config
 from controller.journal import Journal
 from controller.sdnotify import Notifier
-from controller.table import JournaledTable, expects_roll
+from controller.table import JournaledTable, dice_thrown, expects_roll
 from hardware.gpio import exit_on_signals
 
 log = logging.getLogger(__name__)
@@ -59,11 +59,12 @@ def run_table(config: Config, *, events: IO[str] | None = None, resume: bool = F
 
             camera = start_camera(config, inputs.put)
             controller.listeners.append(
-                lambda event, step, before: camera.expect_roll() if expects_roll(before, step.state) else None)
+                lambda event, step, before: camera.expect_roll(thrown=dice_thrown(before, step.state))
+                if expects_roll(before, step.state) else None)
             if expects_roll(None, controller.state):
                 # Recovered mid-roll: the dice may have landed meanwhile, unless those in view are
                 # ones the dealer voided (the rethrow then comes with motion).
-                camera.expect_roll(at_rest=not controller.state.voided)
+                camera.expect_roll(at_rest=not controller.state.voided, thrown=dice_thrown(None, controller.state))
         stop = stop or threading.Event()
         if events is not None:
             skip = streamed_inputs(journal) if resume else 0

@@ -15,7 +15,7 @@ the cage motor should do (:mod:`controller.table.outputs`).
 """
 from controller.table.flow import Phase, PendingRead, Step, TableState, malformed_event, new_table, step
 from controller.table.journaled import JournaledTable, JournalMismatch
-from controller.table.outputs import TableView, expects_roll, lights_for, motor_should_spin, view_for
+from controller.table.outputs import TableView, dice_thrown, expects_roll, lights_for, motor_should_spin, view_for
 
 __all__ = [
     "JournalMismatch",
@@ -25,6 +25,7 @@ __all__ = [
     "Step",
     "TableState",
     "TableView",
+    "dice_thrown",
     "expects_roll",
     "lights_for",
     "malformed_event",

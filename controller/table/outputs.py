@@ -98,3 +98,14 @@ def expects_roll(before: TableState | None, after: TableState) -> bool:
     if before is None:
         return after.phase is Phase.LOCKED or (after.phase is Phase.MANUAL and after.entry_from is Phase.LOCKED)
     return after.phase is Phase.LOCKED and before.phase not in (Phase.LOCKED, Phase.MANUAL)
+
+
+def dice_thrown(before: TableState | None, after: TableState) -> bool:
+    """Whether the roll :func:`expects_roll` waits for is thrown anew, rather than lying as it was.
+
+    On the rail the shooter throws after every lock and every voided read. In the Hazard cage only a
+    spin throws: dice whose read was voided lie in the cage until LOCK turns it again. Only the
+    generated camera acts on this (it throws the dice itself); a real one just watches."""
+    if after.game == "hazard":
+        return before is not None and before.phase is Phase.SPINNING
+    return True

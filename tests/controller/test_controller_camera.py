@@ -282,3 +282,37 @@ def test_a_read_events_boxes_follow_its_dice():
     assert event["dice"] == [6, 1] and event["boxes"] == [[300, 10, 40, 41], [12, 200, 39, 40]]
     assert event["size"] == [640, 480]
     assert "boxes" not in read_event(DiceRead(ReadStatus.NO_READ, (), "no dice"), None, (640, 480))
+
+
+@pytest.mark.parametrize("game", ["craps", "hazard"])
+def test_the_generated_camera_lays_the_dice_for_a_start_mid_roll_and_their_read_goes_to_the_dealer(game):
+    """As at a real table whose dice landed while the service was down: they lie in view from the
+    first frame, no throw is filmed, and the read is not settled alone."""
+    from controller.camera import AT_REST_REASON, ReadPipeline
+    from vision.sources import GeneratedSource
+
+    source = GeneratedSource(seed=5, game=game, size=(640, 480), rest_s=0.5)
+    pipeline = ReadPipeline(game, None, fps=30, empty=source.empty_picture())
+    camera = CameraThread(source, pipeline, sink=lambda event: None, seed=3)  # not started: fed here
+    camera.expect_roll(at_rest=True)
+    frames = [source.read() for _ in range(90)]
+    reads = [event for event in map(pipeline.feed, frames) if event is not None]
+    source.close()
+    assert not any(frame.meta["moving"] for frame in frames[: source.rest_frames])
+    laid = {frame.meta["values"] for frame in frames if frame.meta["values"]}
+    assert len(laid) == 1 and len(reads) == 1  # the hand taking them (rail) is no second roll
+    assert reads[0]["status"] == "uncertain" and reads[0]["reason"].startswith(AT_REST_REASON)
+    assert sorted(reads[0]["dice"]) == sorted(laid.pop())
+
+
+@pytest.mark.parametrize("game, thrown", [("craps", True), ("hazard", True), ("hazard", False)])
+def test_the_generated_camera_throws_only_dice_that_are_thrown(game, thrown):
+    """A voided read in the cage leaves its dice lying until LOCK spins the cage again."""
+    from controller.camera import ReadPipeline
+    from vision.sources import GeneratedSource
+
+    source = GeneratedSource(seed=5, game=game, size=(320, 240), rest_s=0.5)
+    camera = CameraThread(source, ReadPipeline(game, None, fps=30), sink=lambda event: None)
+    camera.expect_roll(thrown=thrown)
+    assert (source.pending > 0) is thrown
+    source.close()

@@ -414,6 +414,38 @@ def test_service_with_the_generated_camera_reads_a_roll_after_the_lock(tmp_path)
     assert not runner.is_alive()
 
 
+def test_a_service_restarted_mid_roll_with_the_generated_camera_reads_the_dice_lying_there_for_the_dealer(tmp_path):
+    """The demo's camera lays the dice a restart finds, and knows its empty felt, as a calibrated table does."""
+    import time
+
+    from controller.camera import AT_REST_REASON
+
+    config_file = tmp_path / "table.toml"
+    config_file.write_text('[table]\nstate_dir = "state"\n[camera]\nsource = "scenes"\n[display]\nport = "none"\n')
+    config = load(config_file)
+    with Journal.open(config.state_dir) as journal:
+        JournaledTable.open(journal, config.game, config.rules).submit({"event": "lock"})
+    stop = threading.Event()
+    runner = threading.Thread(target=run_table, args=(config,), kwargs={"events": io.StringIO(""), "out": io.StringIO(), "stop": stop})
+    runner.start()
+    reads: list = []
+    try:
+        started = time.monotonic()
+        while not reads and time.monotonic() - started < 60:
+            time.sleep(0.2)
+            with Journal.open(config.state_dir, readonly=True) as journal:
+                reads = [e.event for e in journal.entries() if e.event["event"] == "read"]
+        time.sleep(2.5)  # the hand takes the dice: no second read
+    finally:
+        stop.set()
+        runner.join(timeout=10)
+    with Journal.open(config.state_dir, readonly=True) as journal:
+        reads = [e.event for e in journal.entries() if e.event["event"] == "read"]
+        table = JournaledTable.open(journal, config.game, config.rules)
+    assert len(reads) == 1 and reads[0]["status"] == "uncertain" and reads[0]["reason"].startswith(AT_REST_REASON)
+    assert table.state.phase is Phase.PENDING
+
+
 def test_a_service_restarted_mid_roll_asks_the_camera_for_dice_already_at_rest(tmp_path, monkeypatch):
     """The dice may have landed while the service was down: no motion will come to hand them out."""
     config_file = tmp_path / "table.toml"
@@ -422,8 +454,8 @@ def test_a_service_restarted_mid_roll_asks_the_camera_for_dice_already_at_rest(t
     asked = []
 
     class Camera:
-        def expect_roll(self, at_rest=False):
-            asked.append(at_rest)
+        def expect_roll(self, at_rest=False, thrown=True):
+            asked.append((at_rest, thrown))
 
         def healthy(self):
             return True
@@ -440,17 +472,17 @@ def test_a_service_restarted_mid_roll_asks_the_camera_for_dice_already_at_rest(t
     with Journal.open(config.state_dir) as journal:
         JournaledTable.open(journal, config.game, config.rules).submit({"event": "lock"})
     assert run_table(config, events=io.StringIO(""), exit_at_end=True, out=io.StringIO()) == 0
-    assert asked == [True]
+    assert asked == [(True, True)]
     with Journal.open(config.state_dir) as journal:  # and in a hand entry begun before the read came
         JournaledTable.open(journal, config.game, config.rules).submit({"event": "manual"})
     assert run_table(config, events=io.StringIO(""), exit_at_end=True, out=io.StringIO()) == 0
-    assert asked == [True, True]
+    assert asked == [(True, True)] * 2
     with Journal.open(config.state_dir) as journal:  # but not the dice whose read the dealer voided
         table = JournaledTable.open(journal, config.game, config.rules)
         for event in ({"event": "void"}, {"event": "read", "status": "uncertain", "dice": [2, 2], "confidence": 0.5}, {"event": "void"}):
             assert table.submit(event).accepted
     assert run_table(config, events=io.StringIO(""), exit_at_end=True, out=io.StringIO()) == 0
-    assert asked == [True, True, False]
+    assert asked == [(True, True)] * 2 + [(False, True)]  # the shooter throws again
 
 
 def test_demo_sets_aside_a_journal_of_other_rules(tmp_path):

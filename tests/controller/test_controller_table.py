@@ -187,6 +187,24 @@ def test_a_table_found_waiting_for_dice_at_a_start_expects_a_roll(game, events, 
     assert expects_roll(None, state) is at_start
 
 
+@pytest.mark.parametrize(
+    "game, events, last, thrown",
+    [
+        ("craps", [], LOCK, True),  # the shooter throws
+        ("craps", [LOCK, read("uncertain", [3, 4])], VOID, True),  # and throws again after a void
+        ("hazard", [LOCK], SPIN_DONE, True),  # the spin threw the dice
+        ("hazard", [LOCK, SPIN_DONE, read("uncertain", [3, 4, 5])], VOID, False),  # they lie there until LOCK
+    ],
+)
+def test_the_dice_a_roll_waits_for_are_thrown_anew_but_for_a_voided_read_in_the_cage(game, events, last, thrown):
+    from controller.table import dice_thrown, expects_roll
+
+    before, _ = run(new_table(game, CONFIG), *events)
+    after, _ = run(before, last)
+    assert expects_roll(before, after) and dice_thrown(before, after) is thrown
+    assert dice_thrown(None, after) is (game != "hazard")  # found so at a start: only a spin throws in the cage
+
+
 def test_bang_dealer_roll_then_shooter_roll_then_next_shooter():
     state, steps = run(new_table("bang", CONFIG), bet("A", "beat_dealer", 500), bet("B", "field", 500), LOCK, read("ok", [2, 3]))
     assert steps[-1].effects[0]["by"] == "dealer"

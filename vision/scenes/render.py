@@ -132,6 +132,12 @@ class SceneRenderer:
             self._last = (state, clean, label)
         return self._camera(clean), label
 
+    def reference(self, state: SceneState) -> np.ndarray:
+        """``state`` as the camera films it but without its noise, and drawing no random number (the
+        frames that follow stay as they were): a picture of the empty table, as calibration makes
+        one by averaging frames."""
+        return self._camera(self._draw(state, None)[0], noise=False)
+
     def _draw(self, state: SceneState, glare: float | None) -> tuple[np.ndarray, SceneLabel]:
         t = self.table
         img = t.background.copy()
@@ -165,11 +171,11 @@ class SceneRenderer:
         else:
             draw_wires(img, cage_wires(self.table, phase % 1.0), float(self.table.gain.mean()))
 
-    def _camera(self, img: np.ndarray) -> np.ndarray:
+    def _camera(self, img: np.ndarray, noise: bool = True) -> np.ndarray:
         cam = self.camera
         if cam.defocus > 0:
             img = cv2.GaussianBlur(img, (0, 0), cam.defocus)
-        if self._noise:
+        if noise and self._noise:
             img = cv2.add(img, self._noise[int(self.rng.integers(len(self._noise)))], dtype=cv2.CV_8U)
         elif img is not None and cam.defocus <= 0:
             img = img.copy()  # never hand out the cached drawing itself

@@ -5,7 +5,8 @@ generator), calls :meth:`GeneratedSource.throw`, and reads frames as from a
 real camera: the dice tumble, come to rest showing exactly those values, lie
 there a while, and (on the rail table) a dealer's hand takes them away, leaving
 the empty felt until the next throw. In the hazard cage the dice stay in the
-dish between spins. Each frame's ``meta`` carries the ground truth
+dish between spins. :meth:`GeneratedSource.lay` shows dice already at rest, as a
+camera started in the middle of a roll finds them. Each frame's ``meta`` carries the ground truth
 (``throw``, ``moving``, ``values``), which the controller compares with the
 read and the settle benchmark uses as its reference.
 """
@@ -96,6 +97,34 @@ class GeneratedSource(FrameSource):
         end up touching; ``leaning``: the index of a die that ends leaning on
         the rail (or on the cage's floor), for the reader's refusals.
         """
+        vals = self._roll_of(values, game)
+        start = self._queue[-1][0] if self._queue else self._idle
+        states = rest(start, self.lead_frames)
+        states += throw(self._rng, self.table, vals, rest_frames=self.rest_frames, touching=touching, leaning=leaning, start_dice=start.dice)
+        return self._enqueue(states)
+
+    def lay(self, values: Sequence[int], game: str | None = None) -> int:
+        """From the next frame on, show dice at rest showing ``values``, with no throw filmed; returns
+        the throw's number.
+
+        What a camera started in the middle of a roll finds: the dice landed while the table was
+        down. Whatever was queued is dropped. On the rail the hand takes the dice after ``rest_s``;
+        in the cage they lie until the next throw (spin)."""
+        vals = self._roll_of(values, game)
+        self._queue.clear()
+        landed = SceneState(dice=place_dice(self._rng, self.table, vals))
+        return self._enqueue(rest(landed, self.rest_frames))
+
+    def empty_picture(self) -> np.ndarray | None:
+        """The rail table with no dice, as calibration would film it; None for the cage, whose settle
+        detector needs none. With it, dice lying in view when the camera starts (:meth:`lay`) are
+        told from the felt, as on a calibrated table."""
+        if self.table.setting != "rail":
+            return None
+        return self.renderer.reference(SceneState())
+
+    def _roll_of(self, values: Sequence[int], game: str | None) -> tuple[int, ...]:
+        """``values`` checked for ``game`` (this table's by default), switching the table shown to it."""
         game = game or self.game
         if game not in GAME_SETTING:
             raise ValueError(f"unknown game {game!r}: expected one of {', '.join(GAME_SETTING)}")
@@ -105,18 +134,19 @@ class GeneratedSource(FrameSource):
         if game != self.game:
             self._queue.clear()
             self._switch(game)
+        return vals
+
+    def _enqueue(self, states: list[SceneState]) -> int:
+        """Queue a roll's frames, ending with the dice at rest; on the rail the dealer's hand then
+        takes them. Returns the roll's number."""
         self._throws += 1
-        number = self._throws
-        start = self._queue[-1][0] if self._queue else self._idle
-        states = rest(start, self.lead_frames)
-        states += throw(self._rng, self.table, vals, rest_frames=self.rest_frames, touching=touching, leaning=leaning, start_dice=start.dice)
         if self.table.setting == "rail":
             states += hand_pass(self._rng, self.table, states[-1], take_dice=True)
             self._idle = SceneState()
         else:
             self._idle = rest(states[-1], 1)[0]
-        self._queue.extend((st, number) for st in states)
-        return number
+        self._queue.extend((st, self._throws) for st in states)
+        return self._throws
 
     def read(self) -> Frame:
         if self._closed:
