@@ -18,3 +18,15 @@ def at_least(minimum: int) -> Callable[[str], int]:
 
     whole_number.__name__ = "int"  # argparse names the type in its message: "invalid int value"
     return whole_number
+
+
+def positive_number(text: str) -> float:
+    """An argparse ``type`` for a finite number above 0 (a die's size in pixels: 0, a negative
+    or ``nan`` would turn every read into a ``no_read`` that looks like the reader's failure)."""
+    value = float(text)
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number above 0, got {text}")
+    return value
+
+
+positive_number.__name__ = "number"

@@ -102,7 +102,7 @@ def test_bench_on_a_labelled_folder(tmp_path, capsys, draw_table, manifest):
         assert key in summary
     # 4 dice can be right: roll_2 is mislabelled and the broken file's 2 dice are missed
     assert 3 / 7 <= summary["per_die_accuracy"] <= 4 / 7 + 1e-9
-    assert "4/4" in captured.err  # the progress bar reached the end
+    assert "4/4" not in captured.err  # no progress bar in a captured (not a terminal) stream
     assert summary["machine"]["opencv"] == cv2.__version__ and summary["machine"]["opencv_threads"] == 1
     assert summary["machine"]["probe_samples"] == 3  # the probe ran after each of the 3 decodable frames
     page = (out / "index.html").read_text()
@@ -122,19 +122,39 @@ def test_bench_text_report_and_bad_folder(tmp_path, capsys, draw_table):
 
 
 def test_bench_says_why_a_listed_image_was_not_read(tmp_path, capsys, draw_table):
-    """A manifest row naming a file that is not there is not "not a readable image": the
-    reason is the one `dicetable read` gives for the same file."""
+    """A file that is there but empty or not an image is scored as the reader's no_read, with the
+    reason `dicetable read` gives; a row naming no file is the labels' mistake, refused by line."""
     folder = tmp_path / "set"
     _labelled_folder(folder, draw_table, manifest=True)
-    with (folder / "manifest.csv").open("a") as manifest:
-        manifest.write('gone.png,"1 2"\n')
     (folder / "empty.png").write_bytes(b"")
     with (folder / "manifest.csv").open("a") as manifest:
         manifest.write('empty.png,"1 2"\n')
     assert main(["bench", str(folder), "--report", str(tmp_path / "r"), "--json"]) == 0
     reasons = json.loads(capsys.readouterr().out)["reasons"]
-    assert reasons.get("cannot open the file: No such file or directory") == 1
     assert reasons.get("empty file") == 1 and reasons.get("not a readable image") == 1  # broken.png
+    with (folder / "manifest.csv").open("a") as manifest:
+        manifest.write('gone.png,"1 2"\n')
+    assert main(["bench", str(folder), "--report", str(tmp_path / "r"), "--json"]) == 2
+    assert "manifest.csv:7: image 'gone.png' is not there" in capsys.readouterr().err
+
+
+def test_bench_says_how_it_read_the_classes_and_what_it_left_out(tmp_path, capsys, draw_table):
+    """Class names read wrongly turn right reads into silent misreads: the figures say which were used."""
+    folder = tmp_path / "export" / "test"
+    folder.parent.mkdir()
+    _labelled_folder(folder, draw_table, manifest=False)
+    (folder / "broken.png").unlink()
+    (tmp_path / "export" / "data.yaml").write_text("names: ['1', '2', '3', '4', '5', '6']\n")
+    (folder / "notes.jpg").write_bytes(b"")
+    assert main(["bench", str(folder), "--report", str(tmp_path / "r"), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["classes"] == [str((tmp_path / "export" / "data.yaml").resolve())]
+    assert summary["unlabelled_images"] == 1 and summary["orphan_labels"] == 1  # broken.txt lost its image
+    assert main(["bench", str(folder), "--report", str(tmp_path / "r")]) == 0
+    out = capsys.readouterr().out
+    assert "classes: " in out and "1 image files without a label, not scored: notes.jpg" in out
+    assert "1 label files without an image: broken.txt" in out
+    assert "notes.jpg" in (tmp_path / "r" / "index.html").read_text()
 
 
 @pytest.mark.parametrize("limit", ["0", "-3"])
@@ -150,3 +170,59 @@ def test_bench_limit_reads_the_first_images_only(tmp_path, capsys, draw_table):
     _labelled_folder(folder, draw_table, manifest=True)
     assert main(["bench", str(folder), "--report", str(tmp_path / "r"), "--json", "--limit", "2"]) == 0
     assert json.loads(capsys.readouterr().out)["images"] == 2
+
+
+def test_bench_refuses_a_report_folder_it_cannot_write_before_reading_anything(tmp_path, capsys, draw_table, monkeypatch):
+    """A finished run whose report could not be written lost its figures to a traceback."""
+    folder = tmp_path / "set"
+    _labelled_folder(folder, draw_table, manifest=False)
+    taken = tmp_path / "afile"
+    taken.write_text("")
+    read = []
+    monkeypatch.setattr("vision.reader.read_dice", lambda *a, **k: read.append(1))
+    assert main(["bench", str(folder), "--report", str(taken)]) == 2
+    assert "cannot write the report to" in capsys.readouterr().err and read == []
+
+
+def test_bench_report_reused_keeps_only_this_runs_misses_and_links_odd_names(tmp_path, capsys, draw_table):
+    folder = tmp_path / "set"
+    _labelled_folder(folder, draw_table, manifest=False)
+    (folder / "roll_2.png").rename(folder / "roll #2.png")
+    (folder / "roll_2.txt").rename(folder / "roll #2.txt")
+    out = tmp_path / "report"
+    (out / "misses").mkdir(parents=True)
+    (out / "misses" / "0007_old_run.jpg").write_bytes(b"")
+    assert main(["bench", str(folder), "--report", str(out)]) == 0
+    assert not (out / "misses" / "0007_old_run.jpg").exists()
+    page = (out / "index.html").read_text()
+    assert "roll%20%232.jpg" in page and 'href="misses/0' in page and "roll #2.jpg\"" not in page
+    assert any(p.name.endswith("roll #2.jpg") for p in (out / "misses").iterdir())
+
+
+def test_bench_of_the_current_folder_is_titled_by_its_name(tmp_path, capsys, draw_table, monkeypatch):
+    folder = tmp_path / "set"
+    _labelled_folder(folder, draw_table, manifest=False)
+    monkeypatch.chdir(folder)
+    assert main(["bench", "."]) == 0
+    assert capsys.readouterr().out.startswith("set (all, count given)")
+    assert (folder / "bench-report" / "set-all" / "index.html").is_file()
+
+
+def test_bench_says_when_the_split_holds_none_of_the_labelled_images(tmp_path, capsys, draw_table):
+    folder = tmp_path / "set"
+    _labelled_folder(folder, draw_table, manifest=False)
+    from vision.benchtool.labels import load_folder
+    from vision.benchtool.split import select
+
+    split = "heldout" if not select(load_folder(folder), "heldout") else "tune"
+    assert main(["bench", str(folder), "--split", split]) == 2
+    assert f"none of its 4 labelled images is in the {split} split" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["read", "bench"])
+@pytest.mark.parametrize("size", ["0", "-5", "nan", "inf"])
+def test_a_die_size_that_is_no_size_is_refused(capsys, command, size):
+    """It made every read a no_read "calibration: die size ...", which looked like the reader failing."""
+    with pytest.raises(SystemExit) as done:
+        main([command, f"--die-size={size}", "x"])
+    assert done.value.code == 2 and "must be a number above 0" in capsys.readouterr().err

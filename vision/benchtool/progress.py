@@ -1,4 +1,7 @@
-"""A one-line progress bar on stderr, so a long bench shows it is alive without touching stdout."""
+"""A one-line progress bar on stderr, so a long bench shows it is alive without touching stdout.
+
+Drawn only on a terminal: in a log or a pipe (``2>&1 | jq``, CI) its carriage-return frames would
+be dozens of garbled lines, so there it draws nothing."""
 from __future__ import annotations
 
 import sys
@@ -12,6 +15,7 @@ class Progress:
     def __init__(self, total: int, label: str = "bench", stream: TextIO | None = None, width: int = 30):
         self.total, self.label, self.width = max(total, 0), label, width
         self.stream = stream if stream is not None else sys.stderr
+        self.shown = self.stream.isatty()
         self.done = 0
         self._t0 = time.monotonic()
         self._last = 0.0
@@ -28,6 +32,8 @@ class Progress:
 
     def _draw(self) -> None:
         self._last = time.monotonic()
+        if not self.shown:
+            return
         frac = self.done / self.total if self.total else 1.0
         filled = int(frac * self.width)
         elapsed = self._last - self._t0
@@ -38,5 +44,6 @@ class Progress:
 
     def __exit__(self, *exc) -> None:
         self._draw()
-        self.stream.write("\n")
-        self.stream.flush()
+        if self.shown:
+            self.stream.write("\n")
+            self.stream.flush()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 import json
 from pathlib import Path
+from urllib.parse import quote
 
 import cv2
 import numpy as np
@@ -53,8 +54,10 @@ def _fmt(summary: dict, key: str | None, kind: str) -> str:
     return str(v)
 
 
-def text(summary: dict, title: str) -> str:
+def text(summary: dict, title: str, notes: list[str] | tuple[str, ...] = ()) -> str:
+    """The figures for a terminal; ``notes`` say what the labels were read as and what was left out."""
     lines = [f"{title}: {summary['images']} images, {summary['dice']} dice"]
+    lines += [f"  {note}" for note in notes]
     lines += [f"  {name:<32} {_fmt(summary, key, kind)}" for name, key, kind in _ROWS]
     lines.append(f"  {summary_line(summary['machine'])}")
     if summary["reasons"]:
@@ -88,10 +91,23 @@ def annotate(frame: np.ndarray, result: ImageResult) -> np.ndarray:
     return img
 
 
-def write_html(out_dir: Path, summary: dict, results: list[ImageResult], root: Path, title: str) -> Path:
-    """Write ``out_dir/index.html`` and the annotated misses; returns the page's path."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "misses").mkdir(exist_ok=True)
+def prepare(out_dir: Path) -> None:
+    """Make the report folder ready before a run, so that one it cannot be written to fails
+    before the images are read, not after; the misses of an earlier report there are removed
+    (they would otherwise sit beside this run's)."""
+    misses_dir = out_dir / "misses"
+    misses_dir.mkdir(parents=True, exist_ok=True)
+    for old in misses_dir.glob("[0-9][0-9][0-9][0-9]_*.jpg"):
+        old.unlink()
+    probe = out_dir / ".writable"
+    probe.write_text("")
+    probe.unlink()
+
+
+def write_html(out_dir: Path, summary: dict, results: list[ImageResult], root: Path, title: str,
+               notes: list[str] | tuple[str, ...] = ()) -> Path:
+    """Write ``out_dir/index.html`` and the annotated misses (into a folder :func:`prepare` made
+    ready); returns the page's path."""
     (out_dir / "summary.json").write_text(json.dumps(summary, indent=2))
     cells = []
     for i, r in enumerate(misses(results)):
@@ -99,12 +115,13 @@ def write_html(out_dir: Path, summary: dict, results: list[ImageResult], root: P
         name = f"misses/{i:04d}_{r.item.path.stem}.jpg"
         if frame is not None:
             cv2.imwrite(str(out_dir / name), annotate(frame, r))
+        link = html.escape(quote(name), quote=True)  # a name may hold '#', '?', '%' or '"'
         kind = "silent" if r.score.silent else r.read.status.value
         why = f"ok, but {' and '.join(r.item.not_to_settle)}: must not be settled" \
             if settled_but_should_not_be(r) else (r.read.reason or "")
         caption = html.escape(f"{display_path(r.item.path, root)} - {kind}: read {list(r.read.values)} "
                               f"truth {list(r.item.values)} {why}")
-        img = f'<a href="{name}"><img src="{name}" loading="lazy"></a>' if frame is not None else "(unreadable)"
+        img = f'<a href="{link}"><img src="{link}" loading="lazy"></a>' if frame is not None else "(unreadable)"
         cells.append(f'<figure class="{kind}">{img}<figcaption>{caption}</figcaption></figure>')
     rows = "".join(f"<tr><th>{html.escape(n)}</th><td>{_fmt(summary, k, kind)}</td></tr>" for n, k, kind in _ROWS)
     reasons = "".join(f"<li>{n} &times; {html.escape(r)}</li>" for r, n in summary["reasons"].items())
@@ -114,6 +131,7 @@ def write_html(out_dir: Path, summary: dict, results: list[ImageResult], root: P
 .sheet{{display:flex;flex-wrap:wrap;gap:6px}} figure{{margin:0;width:240px;font-size:11px;border:3px solid #999}}
 figure.silent{{border-color:#d00}} figure.uncertain{{border-color:#e90}} figure img{{width:100%}}</style></head>
 <body><h1>{html.escape(title)}</h1><p>{summary['images']} images, {summary['dice']} dice.</p>
+{''.join(f"<p>{html.escape(note)}</p>" for note in notes)}
 <table>{rows}</table>{where}<h2>Reasons</h2><ul>{reasons}</ul>
 <h2>Every miss ({len(cells)}): red border = silent misread (ok but wrong)</h2>
 <p>Blue: labels. Green: read right. Red: read wrong.</p>

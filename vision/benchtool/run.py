@@ -104,7 +104,8 @@ def misses(results: list[ImageResult]) -> list[ImageResult]:
 
 
 def display_path(path: Path, root: Path) -> str:
+    """``path`` as seen from the benched folder (manifest paths are absolute, the folder may not be)."""
     try:
-        return str(path.relative_to(root))
+        return str(path.resolve().relative_to(root.resolve()))
     except ValueError:
         return str(path)

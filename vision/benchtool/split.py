@@ -7,6 +7,11 @@ shots sharing a name prefix (``six_1..six_10``, ``IMG_20191208_1112..``),
 ordered by their trailing number, and a whole run is held out when a hash of
 its name falls in the held-out bucket: about ``1 / BUCKETS`` of each folder.
 The rule depends only on file names, so training and the bench always agree.
+
+Exports that rename files are read by the name of the photo they came from: Roboflow writes
+``IMG_1234.jpg`` as ``IMG_1234_jpg.rf.<hash>.jpg``, and every augmented copy of one photo gets
+another hash. The hash and the ``_jpg`` are dropped, and copies of one photo (the same number)
+always fall in the same run, so they never land on both sides of the split.
 """
 from __future__ import annotations
 
@@ -23,12 +28,20 @@ Split = Literal["all", "heldout", "tune"]
 T = TypeVar("T")
 
 _NAME = re.compile(r"^(?P<prefix>.*?)[_-]?(?P<num>\d+)$")
+#: What an export appends to the photo's own name (Roboflow: ``_jpg.rf.<hex hash>``).
+_EXPORT_SUFFIX = re.compile(r"(?:_(?:jpe?g|png|bmp|webp|tiff?))?\.rf\.[0-9a-f]+$", re.IGNORECASE)
+
+
+def source_name(path: Path) -> str:
+    """The name of the photo ``path`` was exported from (its stem without an export's suffix)."""
+    return _EXPORT_SUFFIX.sub("", path.stem)
 
 
 def _prefix_and_number(path: Path) -> tuple[str, int]:
-    m = _NAME.match(path.stem)
+    name = source_name(path)
+    m = _NAME.match(name)
     if not m:
-        return path.stem, 0
+        return name, 0
     return m.group("prefix"), int(m.group("num"))
 
 
@@ -40,8 +53,9 @@ def group_keys(paths: Iterable[Path]) -> dict[Path, str]:
         by_prefix[(p.parent, prefix)].append((num, p))
     keys = {}
     for (parent, prefix), items in by_prefix.items():
-        for i, (_, p) in enumerate(sorted(items)):
-            keys[p] = f"{parent.name}/{prefix}#{i // GROUP}"
+        rank = {num: i for i, num in enumerate(sorted({num for num, _ in items}))}  # copies share a rank
+        for num, p in items:
+            keys[p] = f"{parent.name}/{prefix}#{rank[num] // GROUP}"
     return keys
 
 

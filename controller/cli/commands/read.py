@@ -10,6 +10,8 @@ import argparse
 import json
 import sys
 
+from controller.cli.argtypes import positive_number
+
 NAME = "read"
 HELP = "read the dice in still images (one JSON line per image)"
 
@@ -22,7 +24,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     count.add_argument("--game", choices=sorted(GAME_DICE), help="game being played (sets the dice count)")
     count.add_argument("--expect", type=int, metavar="N", help="number of dice thrown")
     parser.add_argument("--json", action="store_true", help="print JSON lines (the default prints a short line)")
-    parser.add_argument("--die-size", type=float, metavar="PX", default=None,
+    parser.add_argument("--die-size", type=positive_number, metavar="PX", default=None,
                         help="side of a die's top face in pixels, as a table calibration gives it")
     parser.add_argument("images", nargs="+", metavar="IMAGE")
 
