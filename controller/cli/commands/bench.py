@@ -13,8 +13,12 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from controller.cli.argtypes import at_least, positive_number
+
+if TYPE_CHECKING:
+    from vision.benchtool.labels import LabelledFolder
 
 NAME = "bench"
 HELP = "measure the dice reader on a labelled folder (YOLO labels or manifest.csv)"
@@ -97,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
     return 0 if page else 1
 
 
-def _label_notes(found, folder: Path) -> list[str]:
+def _label_notes(found: LabelledFolder, folder: Path) -> list[str]:
     """What the figures rest on besides the reads: how YOLO classes were read as faces (a wrong
     guess turns right reads into silent misreads), and what the folder held that was not scored."""
     from vision.benchtool.run import display_path
