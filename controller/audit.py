@@ -38,10 +38,14 @@ class AuditReport:
     reason: str | None = None
     journal: dict[str, Any] | None = None
     recomputed: dict[str, Any] | None = None
+    pending: int | None = None
+    """The journal's last row, when it is a game input whose outcome is not journaled yet."""
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"ok": self.ok, "game": self.game, "rolls": self.rolls,
                                "settlements": self.settlements, "returned": self.returned}
+        if self.pending is not None:
+            out["pending"] = self.pending
         if not self.ok:
             out.update(row=self.row, reason=self.reason, journal=self.journal, recomputed=self.recomputed)
         return out
@@ -69,6 +73,10 @@ def audit(journal: Journal) -> AuditReport:
         try:
             step = apply(state, parse_event(event))
         except BetRejected as no:
+            if seq == entries[-1].seq:
+                # Written, but its refusal not yet: a live table between its two commits, or one
+                # stopped there (its restart completes it). Nothing after it can differ.
+                return AuditReport(True, game, rolls, settlements, returned, pending=seq)
             return fail(seq, f"the rules engine refuses row {seq}, which the table accepted: {no.reason}")
         state = step.state
         if event.get("event") == "roll":

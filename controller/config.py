@@ -253,6 +253,17 @@ def _check_calibrated_size(camera: dict[str, Any], calibration: Any, empty_image
                                         "the calibrated one"))
 
 
+def _check_real_table_camera(pin_factory: Any, camera_source: Any, problems: list[tuple[str, str]]) -> None:
+    """The generated camera (the default, for the demo and the bench) throws made-up dice: on the
+    Pi's real pins it would settle real bets on them. A file for a real table that forgets
+    ``[camera]`` must not start."""
+    if pin_factory == "lgpio" and camera_source == "scenes":
+        problems.append(("camera.source", "\"scenes\" (generated dice, the default) with the Pi's pins "
+                                          "(table.pin_factory = \"lgpio\") would settle real bets on made-up dice; "
+                                          "name the table's camera (\"picamera2\", \"opencv\"), a recording "
+                                          "(\"folder\") or \"none\" (reads come in the event stream)"))
+
+
 def validate(data: dict[str, Any], source: str) -> Config:
     """Merge ``data`` over the defaults, check every key, and build the :class:`Config`."""
     problems: list[tuple[str, str]] = []
@@ -276,11 +287,11 @@ def validate(data: dict[str, Any], source: str) -> Config:
                 problems.append((f"{section}.{key}", message))
     built = _build_delegated(merged, problems)
     _check_uart_pins(built.get("pins"), merged["display"]["port"], problems)
-    base = Path(source).parent if source != DEMO_SOURCE else Path(".")
-    calibration, empty_image = _load_calibration(merged["calibration"], base, problems)
+    base_dir = Path(source).parent if source != DEMO_SOURCE else Path(".")
+    calibration, empty_image = _load_calibration(merged["calibration"], base_dir, problems)
     camera = merged["camera"]
     _check_calibrated_size(camera, calibration, empty_image, problems)
-    base_dir = Path(source).parent if source != DEMO_SOURCE else Path(".")
+    _check_real_table_camera(merged["table"]["pin_factory"], camera["source"], problems)
     if camera["source"] == "folder" and not camera["path"]:
         problems.append(("camera.path", "must name the folder of images when camera.source is \"folder\""))
     elif camera["source"] in ("folder", "opencv") and isinstance(camera["path"], str) and camera["path"]:

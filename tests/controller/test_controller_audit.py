@@ -52,6 +52,18 @@ def test_every_settlement_of_a_played_table_comes_back(game, tmp_path):
     assert (report.returned > 0) == (game == "craps")
 
 
+def test_a_last_bet_whose_refusal_is_not_journaled_yet_is_pending_not_a_difference(tmp_path):
+    """A live table writes an input, then its effects: an audit between the two commits (or of a
+    journal a power cut stopped there) saw the table accepting a bet the rules refuse."""
+    with _play(tmp_path, "craps", OFF_ON_COME_OUT, 3, seed=3) as journal:
+        journal.append({"event": "bet", "seat": "A", "bet": "field", "amount": 10**9})  # over every limit
+        report = audit(journal)
+        assert report.ok and report.to_json()["pending"] == len(journal) and report.rolls == 3
+        journal.append({"event": "rejected", "reason": "over the limit"}, EFFECT)
+        journal.append({"event": "bet", "seat": "A", "bet": "field", "amount": 500})
+        assert audit(journal).to_json().get("pending") is None  # the engine accepts it: nothing pending
+
+
 def _come_out_seven_with_a_place_bet(folder, config: TableConfig) -> None:
     with Journal.open(folder) as journal:
         table = JournaledTable.open(journal, "craps", config)

@@ -66,6 +66,8 @@ def test_relative_state_dir_is_relative_to_the_file(tmp_path):
         ("[pins]\nlock_button = 5\n", "pins.lock_button", "unknown key"),
         ("[gpio]\nlong_press_s = 0\n", "gpio.long_press_s", "outside"),
         ('[table]\npin_factory = "rpigpio"\n', "table.pin_factory", "one of mock, lgpio"),
+        # a real table's file that forgot [camera] would settle real bets on generated dice
+        ('[table]\npin_factory = "lgpio"\n', "camera.source", "made-up dice"),
         ("[rules.limits]\ndefault = 12.5\n", "rules.limits.default", "cents"),
         ("[rules]\nseats = []\n", "rules.seats", "non-empty list"),
         ("[rules]\nfield_pays_triple = true\n", "rules.field_pays_triple", "unknown setting"),
