@@ -375,12 +375,17 @@ def read_events(stream: Any, inputs: "queue.Queue[Mapping[str, Any] | None]", *,
 
 def open_events(path: str) -> Any:
     """A file of JSON event lines, or standard input for ``-``, read so that bytes that are not
-    UTF-8 reach ``parse_event_line`` (which refuses that line) instead of ending the stream."""
-    import io
+    UTF-8 reach ``parse_event_line`` (which refuses that line) instead of ending the stream.
+
+    Standard input is read through a reader of its own on a copy of the descriptor, not through
+    ``sys.stdin``: the reading thread waits inside it, and at exit the interpreter takes the lock
+    of ``sys.stdin``'s buffer, so a stop (SIGTERM, ^C, a journal failure) aborted the process
+    (SIGABRT) instead of exiting with its status."""
+    import os
     import sys
 
     if path == "-":
-        return io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="surrogateescape")
+        return open(os.dup(sys.stdin.fileno()), encoding="utf-8", errors="surrogateescape")
     return open(path, encoding="utf-8", errors="surrogateescape")
 
 

@@ -172,3 +172,27 @@ def test_check_and_resume_where_they_would_do_nothing_are_refused(argv, message,
     assert main(["run", *argv]) == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "var").exists()
+
+
+@pytest.mark.parametrize("signum, status", [(15, 143), (2, 130)])
+def test_a_table_reading_standard_input_stops_on_a_signal_with_its_status(tmp_path, signum, status):
+    """The thread waiting on stdin held sys.stdin's lock, and the interpreter's exit aborted on it
+    (SIGABRT, "Fatal Python error: _enter_buffered_busy") instead of ending with 128 + the signal."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    config = tmp_path / "t.toml"
+    config.write_text('[table]\nstate_dir = "state"\n[camera]\nsource = "none"\n[display]\nport = "none"\n')
+    process = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--config", str(config), "--events", "-"],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        assert process.stdout is not None and process.stdout.readline()  # the start line: reading stdin now
+        time.sleep(0.3)
+        process.send_signal(signum)
+        assert process.wait(timeout=20) == status
+    finally:
+        process.kill()
+    assert process.stderr is not None and "Fatal Python error" not in process.stderr.read().decode()
