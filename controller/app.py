@@ -380,12 +380,18 @@ def open_events(path: str) -> Any:
     Standard input is read through a reader of its own on a copy of the descriptor, not through
     ``sys.stdin``: the reading thread waits inside it, and at exit the interpreter takes the lock
     of ``sys.stdin``'s buffer, so a stop (SIGTERM, ^C, a journal failure) aborted the process
-    (SIGABRT) instead of exiting with its status."""
+    (SIGABRT) instead of exiting with its status. A standard input with no descriptor (replaced
+    by a caller in the same process) is read as it is."""
+    import io
     import os
     import sys
 
     if path == "-":
-        return open(os.dup(sys.stdin.fileno()), encoding="utf-8", errors="surrogateescape")
+        try:
+            descriptor = os.dup(sys.stdin.fileno())
+        except (OSError, ValueError):  # io.UnsupportedOperation is both
+            return io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="surrogateescape")
+        return open(descriptor, encoding="utf-8", errors="surrogateescape")
     return open(path, encoding="utf-8", errors="surrogateescape")
 
 

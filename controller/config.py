@@ -326,6 +326,12 @@ def validate(data: dict[str, Any], source: str) -> Config:
     )
 
 
+def rules_warnings(config: Config) -> list[str]:
+    """Maxima set above the regulation's, each naming its key: the house may configure them, but
+    ``run --check`` prints them and the table logs them at every start."""
+    return [f"rules.{key}: {message}" for key, message in config.rules.above_regulation()]
+
+
 def load(path: Path | str | None, *, without_calibration: bool = False) -> Config:
     """The configuration in ``path``, or the embedded defaults when ``path`` is None.
 

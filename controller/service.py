@@ -18,7 +18,7 @@ from typing import IO, Any
 
 from controller.app import (TableController, button_event, cage_listener, open_devices, open_display, read_events, serve,
                             streamed_inputs)
-from controller.config import Config
+from controller.config import Config, rules_warnings
 from controller.journal import Journal
 from controller.sdnotify import Notifier
 from controller.table import JournaledTable, dice_thrown, expects_roll
@@ -42,6 +42,8 @@ def run_table(config: Config, *, events: IO[str] | None = None, resume: bool = F
         # A long journal takes a while to replay: ask systemd for more start time as it goes.
         notifier.notify(EXTEND_TIMEOUT_USEC="30000000", STATUS=f"replaying the journal: row {done} of {total}")
 
+    for warning in rules_warnings(config):
+        log.warning("%s", warning)
     journal = Journal.open(config.state_dir)
     devices = display = camera = None
     try:  # whatever fails to open, what did open is closed: the motor and lamps first

@@ -194,7 +194,46 @@ class TableConfig:
             with problems.each():
                 kwargs.update(_odds(data["odds"], base))
         problems.raise_any()
-        return cls(**{**{f.name: getattr(base, f.name) for f in fields(cls)}, **kwargs})
+        config = cls(**{**{f.name: getattr(base, f.name) for f in fields(cls)}, **kwargs})
+        _check_bettable(config)
+        return config
+
+    def above_regulation(self) -> list[tuple[str, str]]:
+        """The (key, message) of every maximum set above the regulation's: allowed, as the limits
+        are the house's to configure, but the operator should see it before a bet is taken."""
+        regulation = TableConfig()
+        found = []
+        if self.max_bet > regulation.max_bet:
+            found.append(("limits.default", f"{self.max_bet} cents, above the regulation's general maximum of "
+                                            f"{regulation.max_bet} (§4620.3(e), §4620.12(c)(7)(ii), §4620.15(e))"))
+        for bet, number, cents in self.limits:
+            allowed = regulation.maximum(bet, number)
+            if cents > allowed:
+                key = f"limits.{bet}" + (f".{number}" if number is not None else "")
+                found.append((key, f"{cents} cents, above the regulation's {allowed}"))
+        for side, mine, theirs in (("take", self.take_odds, regulation.take_odds),
+                                   ("lay", self.lay_odds, regulation.lay_odds)):
+            for (point, cents), (_, allowed) in zip(mine, theirs):
+                if cents * regulation.odds_reference_bet > allowed * self.odds_reference_bet:
+                    found.append((f"odds.{side}.{point}", f"{cents} cents behind {self.odds_reference_bet}, above the "
+                                                          f"regulation's {allowed} behind {regulation.odds_reference_bet} "
+                                                          "(§4620.3(e)(3), (e)(5))"))
+        return found
+
+
+def _check_bettable(config: TableConfig) -> None:
+    """A minimum above the general maximum, or a payout unit no stake in between is a multiple of,
+    refuses every bet without a larger maximum of its own: a table that cannot take a bet."""
+    problems = []
+    if config.min_bet > config.max_bet:
+        problems.append(("min_bet", f"{config.min_bet} cents is above the general maximum (limits.default, "
+                                    f"{config.max_bet}): every bet would be refused"))
+    elif -(-config.min_bet // config.payout_unit) * config.payout_unit > config.max_bet:
+        problems.append(("payout_unit", f"no stake from min_bet ({config.min_bet}) to the general maximum "
+                                        f"(limits.default, {config.max_bet}) is a whole number of "
+                                        f"{config.payout_unit} cents: every bet would be refused"))
+    if problems:
+        raise ConfigError(*problems[0], *problems[1:])
 
 
 def _seats(seats: Any) -> tuple[str, ...]:

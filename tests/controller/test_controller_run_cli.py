@@ -101,7 +101,7 @@ def test_a_journal_of_other_rules_stops_the_table_with_a_status_systemd_does_not
     head = f'[table]\nstate_dir = "{tmp_path / "state"}"\n[camera]\nsource = "none"\n[display]\nport = "none"\n'
     config.write_text(head)
     assert main(["run", "--config", str(config), "--events", str(events), "--exit-at-end"]) == 0
-    config.write_text(head + "[rules]\nmin_bet = 1000\n")
+    config.write_text(head + "[rules]\nmin_bet = 200\n")
     assert main(["run", "--config", str(config), "--events", str(events), "--exit-at-end"]) == 2
     assert "other rules" in capsys.readouterr().err
 
@@ -125,6 +125,15 @@ def test_check_warns_of_a_rail_camera_with_no_picture_of_the_empty_table(tmp_pat
     assert ("warning: no picture of the empty table (run `dicetable calibrate`)" in capsys.readouterr().out) is warned
 
 
+def test_check_and_the_start_name_maxima_above_the_regulation(tmp_path, capsys, caplog):
+    config = _table_file(tmp_path, "[rules.limits]\ndefault = 100000\n")
+    assert main(["run", "--config", config, "--check"]) == 0
+    assert "warning: rules.limits.default: 100000 cents, above the regulation's" in capsys.readouterr().out
+    (tmp_path / "e.jsonl").write_text("")
+    assert main(["run", "--config", config, "--events", str(tmp_path / "e.jsonl"), "--exit-at-end"]) == 0
+    assert "rules.limits.default: 100000 cents" in caplog.text
+
+
 def test_check_says_whether_the_table_would_come_up_without_starting_it(tmp_path, capsys):
     """An operator edits the file beside the running table: --check tells whether the restart
     will come up, writing nothing and opening no device."""
@@ -141,7 +150,7 @@ def test_check_says_whether_the_table_would_come_up_without_starting_it(tmp_path
     assert "2 rows, chain intact, a craps table under these rules" in capsys.readouterr().out
     assert (tmp_path / "state" / "journal.sqlite3").stat().st_size == rows
 
-    _table_file(tmp_path, "[rules]\nmin_bet = 1000\n")
+    _table_file(tmp_path, "[rules]\nmin_bet = 200\n")
     assert main(["run", "--config", config, "--check"]) == 2
     assert "started under other rules" in capsys.readouterr().err
     _table_file(tmp_path, "colour = 3\n")  # a key [display] does not have

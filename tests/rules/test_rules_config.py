@@ -77,6 +77,9 @@ def test_a_bet_limited_as_a_whole_and_on_one_number_is_written_number_by_number(
     ({"limits": {"field": {"2": 500}}}, "limits.field"),
     ({"odds": {"take": {"7": 500}}}, "odds.take.7"),
     ({"odds": {"laying": {}}}, "odds.laying"),
+    ({"min_bet": 1000}, "min_bet"),  # above the general maximum: every bet refused
+    ({"min_bet": 300, "payout_unit": 260}, "payout_unit"),  # no multiple of $2.60 from $3 to $5
+    ({"payout_unit": 100000}, "payout_unit"),
 ])
 def test_errors_name_the_key(data, key):
     with pytest.raises(ConfigError) as info:
@@ -139,3 +142,18 @@ def test_the_good_settings_beside_a_bad_one_are_not_taken_half_way():
     with pytest.raises(ConfigError) as info:
         TableConfig.from_dict({"limits": {"place": {"6": 1000, "8": "lots"}}})
     assert info.value.problems == (("limits.place.8", "expected a positive whole number of cents, got 'lots'"),)
+
+
+def test_a_table_that_can_take_a_bet_is_not_refused_for_its_minimum_or_unit():
+    assert TableConfig.from_dict({"min_bet": 500}).min_bet == 500  # exactly the maximum
+    assert TableConfig.from_dict({"min_bet": 300, "payout_unit": 250}).payout_unit == 250  # $5.00 = 2 units
+    assert TableConfig.from_dict({"min_bet": 1000, "limits": {"default": 2000}}).min_bet == 1000
+
+
+def test_maxima_above_the_regulation_are_named_but_allowed():
+    """The limits are the house's to set; the operator must still see what leaves the regulation."""
+    assert TableConfig().above_regulation() == []
+    config = TableConfig.from_dict({"limits": {"default": 1000, "place": {"6": 700}, "raffle": 150},
+                                    "odds": {"reference_bet": 1000, "take": {"5": 1200, "6": 1100}}})
+    assert [key for key, _ in config.above_regulation()] == ["limits.default", "limits.place.6", "odds.take.6"]
+    assert "§4620.3(e)" in dict(config.above_regulation())["limits.default"]

@@ -112,10 +112,11 @@ def _check(config: Config) -> int:
         print(f"dicetable run: {exc}", file=sys.stderr)
         return 2
     from controller.camera import uncalibrated_warning
+    from controller.config import rules_warnings
 
-    warning = uncalibrated_warning(config)
+    warnings = [w for w in (uncalibrated_warning(config), *rules_warnings(config)) if w]
     print(f"{config.source}: configuration ok, {config.game} table\n{journal_line}\n"
-          + (f"warning: {warning}\n" if warning else "") + "devices not opened (a running table holds them)")
+          + "".join(f"warning: {w}\n" for w in warnings) + "devices not opened (a running table holds them)")
     return 0
 
 
