@@ -326,6 +326,36 @@ def validate(data: dict[str, Any], source: str) -> Config:
     )
 
 
+def startup_problems(config: Config) -> list[str]:
+    """What keeps ``dicetable run`` from starting with ``config`` that no restart mends, found
+    without opening a device, so ``run --check`` says what ``run`` would (exit 2, which systemd
+    does not restart): software the Pi's devices need and is not installed, and a state
+    directory that is a file."""
+    import importlib.util
+
+    found = []
+    if config.pin_factory == "lgpio" and importlib.util.find_spec("lgpio") is None:
+        found.append('table.pin_factory = "lgpio": the lgpio module is not installed; on the Pi install '
+                     'python3-lgpio and make the venv with --system-site-packages (README, "Raspberry Pi install"), '
+                     'or use pin_factory = "mock" off the Pi')
+    if config.camera["source"] == "picamera2" and importlib.util.find_spec("picamera2") is None:
+        found.append('camera.source = "picamera2": Picamera2 is not installed; on the Pi install python3-picamera2 '
+                     'and make the venv with --system-site-packages (README, "Raspberry Pi install")')
+    if config.state_dir.exists() and not config.state_dir.is_dir():
+        found.append(f"table.state_dir: {config.state_dir} is a file, not a folder")
+    return found
+
+
+def device_warnings(config: Config) -> list[str]:
+    """Devices named by a path that is not there now: the table starts and waits for them (a USB
+    adapter may be plugged in later), but until then its watchdog is not pinged."""
+    port = config.display["port"]
+    if port not in ("sim", "none") and port.startswith("/dev/") and not Path(port).exists():
+        return [f"display.port: {port} is not there now (the table waits for it, and systemd restarts it "
+                "while the display does not answer)"]
+    return []
+
+
 def rules_warnings(config: Config) -> list[str]:
     """Maxima set above the regulation's, each naming its key: the house may configure them, but
     ``run --check`` prints them and the table logs them at every start."""

@@ -117,7 +117,15 @@ def _table_file(tmp_path, extra: str = "") -> str:
     ("craps", "opencv", True), ("bang", "picamera2", True), ("hazard", "opencv", False),  # the cage has no felt to learn
     ("craps", "none", False), ("craps", "scenes", False),
 ])
-def test_check_warns_of_a_rail_camera_with_no_picture_of_the_empty_table(tmp_path, capsys, game, source, warned):
+def test_check_warns_of_a_rail_camera_with_no_picture_of_the_empty_table(tmp_path, capsys, monkeypatch, game, source,
+                                                                          warned):
+    import importlib.machinery
+    import sys
+    import types
+
+    installed = types.ModuleType("picamera2")  # --check asks only whether it is installed
+    installed.__spec__ = importlib.machinery.ModuleSpec("picamera2", None)
+    monkeypatch.setitem(sys.modules, "picamera2", installed)
     config = tmp_path / "t.toml"
     config.write_text(f'[table]\ngame = "{game}"\nstate_dir = "{tmp_path / "state"}"\n[camera]\nsource = "{source}"\n'
                       '[display]\nport = "none"\n')
@@ -205,3 +213,34 @@ def test_a_table_reading_standard_input_stops_on_a_signal_with_its_status(tmp_pa
     finally:
         process.kill()
     assert process.stderr is not None and "Fatal Python error" not in process.stderr.read().decode()
+
+
+@pytest.mark.parametrize("extra, words", [
+    ('[camera]\nsource = "picamera2"\n', "python3-picamera2"),  # a camera module no restart brings
+    ("STATE_FILE", "is a file, not a folder"),
+])
+def test_check_and_run_refuse_alike_what_no_restart_mends(tmp_path, capsys, monkeypatch, extra, words):
+    """--check said "configuration ok" where run then failed: a missing Picamera2 made a table
+    that systemd restarted every watchdog period, a state_dir that is a file exit 3."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "picamera2", None)  # as off the Pi (find_spec then says so too)
+    if extra == "STATE_FILE":
+        (tmp_path / "state").write_text("")
+        extra = ""
+    config = tmp_path / "t.toml"
+    config.write_text(f'[table]\nstate_dir = "{tmp_path / "state"}"\n[display]\nport = "none"\n'
+                      + (extra or '[camera]\nsource = "none"\n'))
+    (tmp_path / "e.jsonl").write_text("")
+    assert main(["run", "--config", str(config), "--check"]) == 2
+    assert words in capsys.readouterr().err
+    assert main(["run", "--config", str(config), "--events", str(tmp_path / "e.jsonl"), "--exit-at-end"]) == 2
+    assert words in capsys.readouterr().err
+
+
+def test_check_warns_of_a_display_port_that_is_not_there(tmp_path, capsys):
+    config = _table_file(tmp_path)
+    text = (tmp_path / "t.toml").read_text().replace('port = "none"', 'port = "/dev/ttyNOSUCH0"')
+    (tmp_path / "t.toml").write_text(text)
+    assert main(["run", "--config", config, "--check"]) == 0
+    assert "warning: display.port: /dev/ttyNOSUCH0 is not there now" in capsys.readouterr().out

@@ -93,9 +93,15 @@ def _check(config: Config) -> int:
     what recovery asks (an intact chain, this game, these rules), so an operator can edit the
     file beside the running table and learn whether the restart will come up. The devices are
     not opened: the running table holds them (``wiring_check`` tries the GPIO lines)."""
+    from controller.config import device_warnings, rules_warnings, startup_problems
     from controller.journal import Journal, JournalError
     from controller.journal.store import JOURNAL_FILE, unwritable
     from controller.table.journaled import fitting_entries
+
+    problems = startup_problems(config)
+    if problems:
+        print("dicetable run: " + "\n".join(f"{config.source}: {p}" for p in problems), file=sys.stderr)
+        return 2
 
     path = config.state_dir / JOURNAL_FILE
     try:
@@ -112,9 +118,8 @@ def _check(config: Config) -> int:
         print(f"dicetable run: {exc}", file=sys.stderr)
         return 2
     from controller.camera import uncalibrated_warning
-    from controller.config import rules_warnings
 
-    warnings = [w for w in (uncalibrated_warning(config), *rules_warnings(config)) if w]
+    warnings = [w for w in (uncalibrated_warning(config), *rules_warnings(config), *device_warnings(config)) if w]
     print(f"{config.source}: configuration ok, {config.game} table\n{journal_line}\n"
           + "".join(f"warning: {w}\n" for w in warnings) + "devices not opened (a running table holds them)")
     return 0
@@ -161,7 +166,13 @@ def run(args: argparse.Namespace) -> int:
             config = replace(config, state_dir=Path(args.state_dir))
 
     from controller.app import GpioUnavailable
+    from controller.config import startup_problems
     from vision.sources import SourceError
+
+    problems = startup_problems(config)
+    if problems:  # not restarted (exit 2): installing or a new state_dir is needed first
+        print("dicetable run: " + "\n".join(f"{config.source}: {p}" for p in problems), file=sys.stderr)
+        return 2
 
     try:
         return run_table(config, events=events, resume=args.resume, exit_at_end=args.exit_at_end)
