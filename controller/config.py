@@ -124,7 +124,7 @@ def _positive_int(v: Any) -> str | None:
 
 
 def _positive_number(v: Any) -> str | None:
-    return None if _is_number(v) and v > 0 else f"must be a number > 0 (got {v!r})"
+    return None if _is_number(v) and 0 < v < float("inf") else f"must be a number > 0 (got {v!r})"
 
 
 def _string(v: Any) -> str | None:
@@ -253,6 +253,23 @@ def _check_calibrated_size(camera: dict[str, Any], calibration: Any, empty_image
                                         "the calibrated one"))
 
 
+#: The shortest spin that tumbles the dice in the cage (seconds): §4620.12(b) has the dealer
+#: tumble them, and a cage stopped at once leaves them as they lay.
+MIN_SPIN_S = 1.0
+
+
+def _check_spin(seconds: Any, gpio: Any, problems: list[tuple[str, str]]) -> None:
+    """A spin too short to tumble the dice, or longer than the motor's own cap (which would cut
+    every spin short with a warning at each), is a mistake in the file."""
+    if not _is_number(seconds) or seconds <= 0:
+        return  # already reported by the key's own check
+    if seconds < MIN_SPIN_S:
+        problems.append(("hazard.spin_seconds", f"{seconds} s is too short to tumble the dice (at least {MIN_SPIN_S:g} s)"))
+    elif gpio is not None and seconds > gpio.cage_max_run_s:
+        problems.append(("hazard.spin_seconds", f"{seconds} s is longer than gpio.cage_max_run_s ({gpio.cage_max_run_s:g} s), "
+                                                "which would cut every spin to that"))
+
+
 def _check_real_table_camera(pin_factory: Any, camera_source: Any, problems: list[tuple[str, str]]) -> None:
     """The generated camera (the default, for the demo and the bench) throws made-up dice: on the
     Pi's real pins it would settle real bets on them. A file for a real table that forgets
@@ -292,6 +309,7 @@ def validate(data: dict[str, Any], source: str) -> Config:
     camera = merged["camera"]
     _check_calibrated_size(camera, calibration, empty_image, problems)
     _check_real_table_camera(merged["table"]["pin_factory"], camera["source"], problems)
+    _check_spin(merged["hazard"]["spin_seconds"], built.get("gpio"), problems)
     if camera["source"] == "folder" and not camera["path"]:
         problems.append(("camera.path", "must name the folder of images when camera.source is \"folder\""))
     elif camera["source"] in ("folder", "opencv") and isinstance(camera["path"], str) and camera["path"]:

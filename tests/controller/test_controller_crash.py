@@ -40,6 +40,8 @@ port = "none"
 [hazard]
 # The script says when the cage stops (spin_done); the motor's own timer must not say it too.
 spin_seconds = 60
+[gpio]
+cage_max_run_s = 120
 """
 
 
