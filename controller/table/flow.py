@@ -252,8 +252,8 @@ def _read(state: TableState, event: Mapping[str, Any]) -> Step:
     else:
         dice = _dice(raw_dice, state.dice_count, "read")
     confidence = event.get("confidence", 0.0)
-    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)):
-        raise Refused(f"read: confidence must be a number, got {confidence!r}")
+    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0 <= confidence <= 1:
+        raise Refused(f"read: confidence must be a number from 0 to 1, got {confidence!r}")
     pending = PendingRead(status, dice, float(confidence), event.get("frame"), event.get("reason"))
     state = replace(state, voided=False)  # a read of the rethrow
     if state.phase is Phase.MANUAL:

@@ -127,3 +127,11 @@ def test_resume_skips_the_lines_the_stream_gave_not_the_inputs_the_cage_added(tm
     read_events(stream, rest, skip=3)
     assert [rest.get_nowait() for _ in range(2)] == given[3:] and rest.empty()
     assert all(event["via"] == "stream" for event in given)
+
+
+@pytest.mark.parametrize("confidence", [7, -0.1, float("nan"), "high", True])
+def test_a_read_whose_confidence_is_no_probability_is_refused(confidence):
+    """A confidence is a probability: 7 was accepted and shown to the dealer and in recall."""
+    locked = step(new_table("craps", CONFIG), {"event": "lock"}).state
+    done = step(locked, {"event": "read", "status": "uncertain", "dice": [3, 4], "confidence": confidence})
+    assert not done.accepted and "confidence must be a number from 0 to 1" in done.effects[0]["reason"]
