@@ -388,9 +388,45 @@ def load(path: Path | str | None, *, without_calibration: bool = False) -> Confi
     """
     if path is None:
         return validate({}, DEMO_SOURCE)
+    data = _read_toml(Path(path))
+    if without_calibration:
+        data.pop("calibration", None)
+    return validate(data, str(path))
+
+
+def load_rules(path: Path | str) -> Any:
+    """Only the ``[rules]`` of the file at ``path``, as a ``TableConfig``: ``dicetable replay``
+    needs nothing else, and a mistake elsewhere in the file (a misspelt camera key, a calibration
+    not made yet) must not keep an auditor from recomputing the settlements."""
+    data = _read_toml(Path(path))
+    problems: list[tuple[str, str]] = []
+    rules = data.get("rules", {})
+    if not isinstance(rules, dict):
+        raise ConfigError(str(path), [("rules", "must be a table ([section])")])
+    built = _build_delegated({"rules": rules, "pins": {}, "gpio": {}}, problems)
+    if problems:
+        raise ConfigError(str(path), problems)
+    return built["rules"]
+
+
+def load_state_dir(path: Path | str) -> Path:
+    """Only ``table.state_dir`` of the file at ``path`` (relative to the file, as ``run`` takes it):
+    the journal commands need nothing else, and must work while the rest of the file is being
+    mended, which is when the operator most wants to look at the journal."""
     path = Path(path)
+    table = _read_toml(path).get("table", {})
+    state_dir = table.get("state_dir", DEFAULTS["table"]["state_dir"]) if isinstance(table, dict) else None
+    if _non_empty_string(state_dir):
+        raise ConfigError(str(path), [("table.state_dir", f"must be a non-empty string (got {state_dir!r})")])
+    folder = Path(state_dir)
+    return folder if folder.is_absolute() else path.parent / folder
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    """The TOML table in ``path``; every way of failing is a ``ConfigError`` naming the file."""
     try:
-        data = tomllib.loads(path.read_bytes().decode("utf-8-sig"))  # -sig: a BOM from a Windows editor is no error
+        text = path.read_bytes().decode("utf-8-sig")  # -sig: a BOM from a Windows editor is no error
+        return tomllib.loads(text)
     except FileNotFoundError:
         raise ConfigError(str(path), [("(file)", "no such file")]) from None
     except OSError as exc:  # a directory, no permission, a failing card: say so, never a traceback
@@ -398,7 +434,16 @@ def load(path: Path | str | None, *, without_calibration: bool = False) -> Confi
     except UnicodeDecodeError as exc:
         raise ConfigError(str(path), [("(file)", f"not UTF-8 text (TOML must be): byte {exc.start}")]) from None
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(str(path), [("(syntax)", str(exc))]) from None
-    if without_calibration:
-        data.pop("calibration", None)
-    return validate(data, str(path))
+        raise ConfigError(str(path), [("(syntax)", _with_line(str(exc), text))]) from None
+
+
+def _with_line(message: str, text: str) -> str:
+    """tomllib's message with the line it points at: "Cannot overwrite a value (at line 78, column
+    9)" does not say which key was given twice."""
+    import re
+
+    at = re.search(r"at line (\d+)", message)
+    lines = text.splitlines()
+    if at is None or not 1 <= int(at.group(1)) <= len(lines):
+        return message
+    return f"{message}: {lines[int(at.group(1)) - 1].strip()!r}"

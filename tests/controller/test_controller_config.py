@@ -187,3 +187,9 @@ def test_a_table_with_limits_of_its_own_opens_and_reopens_its_journal(tmp_path, 
             assert table.submit({"event": "bet", "seat": seat, "bet": "raffle", "number": 1, "amount": 100}).accepted
     with Journal.open(tmp_path / "state") as journal:
         assert len(JournaledTable.open(journal, config.game, config.rules).state.rules.layout) == 2
+
+
+def test_a_key_given_twice_is_named_by_its_line(tmp_path):
+    """tomllib says only "Cannot overwrite a value (at line 3, column 14)"."""
+    with pytest.raises(ConfigError, match=r"\(syntax\): Cannot overwrite a value .*: 'game = \"bang\"'"):
+        load(_write(tmp_path, '[table]\ngame = "craps"\ngame = "bang"\n'))

@@ -73,3 +73,18 @@ def test_replay_with_a_bad_configuration(tmp_path, capsys):
     config.write_text("[rules.limits]\nplace = { 7 = 500 }\n", encoding="utf-8")
     assert main(["replay", "--game", "craps", "--config", str(config), "-"]) == 2
     assert "rules.limits.place.7" in capsys.readouterr().err
+
+
+def test_replay_reads_only_the_rules_of_the_configuration_and_skips_comments(tmp_path, capsys):
+    """An auditor recomputing settlements while the rest of the file is being mended (a misspelt
+    camera key, a calibration not made yet) was refused; `run --events` skips `#` lines, replay
+    called them malformed."""
+    config = tmp_path / "table.toml"
+    config.write_text('[rules]\nfield_2_12_pays_2_to_1 = true\n[camera]\nexposure = 4\n'
+                      '[calibration]\nfile = "not-made-yet.toml"\n', encoding="utf-8")
+    events = tmp_path / "events.jsonl"
+    events.write_text('# a comment\n{"event": "bet", "seat": "A", "bet": "field", "amount": 500}\n'
+                      '{"event": "roll", "dice": [6, 6]}\n', encoding="utf-8")
+    assert main(["replay", "--game", "craps", "--config", str(config), str(events)]) == 0
+    (line,) = capsys.readouterr().out.splitlines()
+    assert json.loads(line)["paid"] == 1500

@@ -2,7 +2,9 @@
 
 One event per input line in, one JSON line per effect out (``settle``,
 ``returned``) and a ``rejected`` line for every event the rules refuse or
-cannot read; a bad line never stops the replay. Format: docs/events.md.
+cannot read; a bad line never stops the replay; blank lines and lines that
+begin with ``#`` are skipped. Format: docs/events.md. ``--config`` reads only
+the file's ``[rules]``.
 """
 from __future__ import annotations
 
@@ -33,7 +35,7 @@ def replay_lines(game: str, lines: IO[str], config: "TableConfig | None" = None)
     state = new_game(game, config)
     for raw in lines:
         line = raw.strip()
-        if not line:
+        if not line or line.startswith("#"):  # a comment, as `run --events` takes it
             continue
         try:
             data = json.loads(line)
@@ -54,10 +56,10 @@ def replay_lines(game: str, lines: IO[str], config: "TableConfig | None" = None)
 def run(args: argparse.Namespace) -> int:
     rules = None
     if args.config:
-        from controller.config import ConfigError, load
+        from controller.config import ConfigError, load_rules
 
         try:
-            rules = load(args.config).rules
+            rules = load_rules(args.config)
         except ConfigError as exc:
             print(f"dicetable replay: {exc}", file=sys.stderr)
             return 2
