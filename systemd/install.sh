@@ -4,7 +4,9 @@
 # What it does, each step safe to repeat:
 #   1. a system user `dicetable` in the gpio, video and dialout groups (buttons/lights/motor, camera, display);
 #   2. /etc/dicetable/dicetable.toml from docs/example.toml, unless one is already there;
-#   3. the unit, with ExecStart pointing into PREFIX, checked by systemd-analyze, then enabled and started.
+#   3. the unit, with ExecStart pointing into PREFIX, checked by systemd-analyze, then enabled and
+#      (re)started, so that after an upgrade the new code runs (docs/operation.md, "Upgrading the
+#      program": between sessions, with the journal archived).
 set -eu
 PREFIX="${1:-/opt/dicetable}"
 HERE="$(cd "$(dirname "$0")/.." && pwd)"
@@ -53,5 +55,9 @@ fi
 sed "s|/opt/dicetable|$PREFIX|g" "$HERE/systemd/dicetable.service" > "$UNIT"
 systemd-analyze verify "$UNIT"
 systemctl daemon-reload
-systemctl enable --now dicetable.service
+systemctl enable dicetable.service
+if systemctl is-active --quiet dicetable.service; then
+    echo "install.sh: restarting the running table so that it runs this checkout"
+fi
+systemctl restart dicetable.service
 systemctl --no-pager status dicetable.service || true
