@@ -27,8 +27,6 @@ from typing import Any, Callable, Mapping
 GAMES = ("craps", "hazard", "bang")
 CAMERA_SOURCES = ("scenes", "folder", "opencv", "picamera2", "none")
 PIN_FACTORIES = ("mock", "lgpio")
-CALIBRATION_KEYS = {"frame_size", "landing_mask", "empty_image", "die_size_px", "dice_hsv", "felt_hsv"}
-"""The keys of the [calibration] table that `dicetable calibrate` writes (vision/calibrate.py)."""
 DEMO_SOURCE = "<embedded defaults>"
 
 DEFAULTS: dict[str, Any] = {
@@ -179,7 +177,8 @@ def _build_delegated(merged: dict[str, Any], problems: list[tuple[str, str]]) ->
 
 def _load_calibration(table: dict[str, Any], base: Path, problems: list[tuple[str, str]]) -> tuple[Any, Any]:
     """The reader's Calibration and the empty-table picture, from a calibration file or inline keys."""
-    from vision.calibrate import CalibrationError, calibration_from_table, load_calibration, load_empty_image
+    from vision.calibrate import (CALIBRATION_KEYS, CalibrationError, calibration_from_table, load_calibration,
+                                  load_empty_image)
     from vision.model import Calibration
 
     try:
@@ -197,13 +196,13 @@ def _load_calibration(table: dict[str, Any], base: Path, problems: list[tuple[st
             return load_calibration(path), load_empty_image(path)
         if not table:
             return Calibration(), None
-        unknown = sorted(set(table) - CALIBRATION_KEYS)
+        unknown = sorted(set(table) - set(CALIBRATION_KEYS))
         for key in unknown:
-            problems.append((f"calibration.{key}", f"unknown key (known: file, {', '.join(sorted(CALIBRATION_KEYS))})"))
+            problems.append((f"calibration.{key}", f"unknown key (known: file, {', '.join(CALIBRATION_KEYS)})"))
         if unknown:
             return Calibration(), None
         empty = None
-        if table.get("empty_image"):
+        if isinstance(table.get("empty_image"), str) and table["empty_image"]:  # else refused below
             import cv2
 
             empty = cv2.imread(str(base / str(table["empty_image"])))
@@ -211,8 +210,9 @@ def _load_calibration(table: dict[str, Any], base: Path, problems: list[tuple[st
                 problems.append(("calibration.empty_image", f"cannot read {base / str(table['empty_image'])}"))
         return calibration_from_table(table, base), empty
     except CalibrationError as exc:
-        key, _, message = str(exc).partition(": ")
-        problems.append((key if key.startswith("calibration") else "calibration.file", message or str(exc)))
+        # Every problem of the calibration, each on its line; a calibration file's keys are that file's, not this one's.
+        problems += [("calibration.file", f"{exc.source}: {key}: {message}") if exc.source else (key, message)
+                     for key, message in exc.problems] or [("calibration.file", str(exc))]
         return Calibration(), None
 
 

@@ -63,7 +63,26 @@ UNSEEN_DICE_HINT = "dice close in colour to the felt are not seen: use dice that
 
 
 class CalibrationError(ValueError):
-    """The frames given cannot calibrate a table; the message says what to do."""
+    """The frames given cannot calibrate a table, or a calibration is wrong; the message says what to do.
+
+    A calibration's faults are reported together, as a configuration's are: ``problems``
+    lists them as ``(key, message)`` pairs, the key dotted as in the file
+    (``calibration.dice_hsv``, or ``(file)`` for a file that cannot be read), and
+    ``source`` names the file they are in (None for a table given otherwise, such as
+    inline in a table's configuration). The text is then one ``file: key: message`` line
+    a problem. Frames that cannot calibrate give one message and no problems.
+    """
+
+    def __init__(self, message: str, problems: Sequence[tuple[str, str]] = (), source: str | None = None) -> None:
+        super().__init__(message)
+        self.problems = list(problems)
+        self.source = source
+
+    @classmethod
+    def listing(cls, problems: Sequence[tuple[str, str]], source: str | None = None) -> CalibrationError:
+        """The error for ``problems`` of one calibration, in ``source`` when it is a file."""
+        where = f"{source}: " if source else ""
+        return cls("\n".join(f"{where}{key}: {message}" for key, message in problems), problems, source)
 
 
 @dataclass
@@ -340,8 +359,13 @@ def positive_size(value: Any, what: str) -> float:
     and crash the settle detector at its first frame; it is stopped here instead.
     """
     if not is_pixel_size(value):
-        raise CalibrationError(f"{what}: expected a finite positive number of pixels, got {value!r}; calibrate again")
+        raise CalibrationError(f"{what}: {_not_a_pixel_size(value)}")
     return float(value)
+
+
+def _not_a_pixel_size(value: Any) -> str:
+    """What is said of a die size that is no size, alike when calibrating and when loading."""
+    return f"expected a finite positive number of pixels, got {value!r}; calibrate again"
 
 
 def calibrate(
@@ -473,54 +497,162 @@ def save_calibration(result: CalibrationResult, folder: str | Path) -> Path:
     return path
 
 
-def _table(path: Path) -> dict[str, Any]:
+def _table(path: Path) -> tuple[dict[str, Any], list[str]]:
+    """The ``[calibration]`` table of the file at ``path`` (the whole file if it has none), and
+    the keys found outside that table, which nothing reads.
+
+    Read as the table's configuration is (``controller/config.py``): a byte order mark
+    from a Windows editor is no error, and a file that is not UTF-8 text, or not TOML,
+    is a :class:`CalibrationError`, not a traceback.
+    """
     try:
-        data = tomllib.loads(path.read_text())
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise CalibrationError(f"{path}: cannot read calibration: {exc}") from exc
-    return data.get("calibration", data)
+        data = tomllib.loads(path.read_bytes().decode("utf-8-sig"))
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+    except UnicodeDecodeError as exc:
+        reason = f"not UTF-8 text (TOML must be): byte {exc.start}"
+    except tomllib.TOMLDecodeError as exc:
+        reason = str(exc)
+    else:
+        if "calibration" not in data:
+            return data, []
+        if not isinstance(data["calibration"], dict):
+            raise CalibrationError.listing([("calibration", "must be a table ([calibration])")], str(path))
+        return data["calibration"], [key for key in data if key != "calibration"]
+    raise CalibrationError.listing([("(file)", f"cannot read calibration: {reason}")], str(path))
+
+
+#: The keys of a ``[calibration]`` table, in the order :func:`save_calibration` writes them.
+CALIBRATION_KEYS = ("frame_size", "landing_mask", "empty_image", "die_size_px", "dice_hsv", "felt_hsv")
+
+#: OpenCV's HSV for 8-bit pictures, the only one :func:`mean_hsv` measures in: the hue in
+#: half degrees, saturation and value up to 255.
+HSV_RANGES = (("hue", 179), ("saturation", 255), ("value", 255))
+
+
+def _is_whole(value: Any) -> bool:
+    """Whether ``value`` is a TOML integer: ``true`` is an int to Python, but no pixel count or colour level."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _hsv(value: Any, key: str, problems: list[tuple[str, str]]) -> tuple[int, int, int] | None:
+    """``value`` as one colour ``(h, s, v)`` in OpenCV's HSV, or None with a problem about ``key``."""
+    if not (isinstance(value, (list, tuple)) and len(value) == 3 and all(_is_whole(v) for v in value)):
+        problems.append((key, f"expected [h, s, v] integers, got {value!r}"))
+        return None
+    beyond = [f"{name} {v} is outside 0..{top}" for (name, top), v in zip(HSV_RANGES, value) if not 0 <= v <= top]
+    if beyond:
+        problems.append((key, f"{', '.join(beyond)} (OpenCV's HSV: hue 0..179, saturation and value 0..255), "
+                              f"got {value!r}"))
+        return None
+    return int(value[0]), int(value[1]), int(value[2])
+
+
+def _frame_size(value: Any) -> tuple[int, int] | None:
+    """``frame_size`` as ``(width, height)``, or None when it is not two whole numbers above 0."""
+    if isinstance(value, (list, tuple)) and len(value) == 2 and all(_is_whole(v) and v > 0 for v in value):
+        return int(value[0]), int(value[1])
+    return None
+
+
+def _size_problem(picture: np.ndarray, frame: tuple[int, int] | None, where: Path) -> str | None:
+    """A picture of another size than the frames calibrated (a file from another calibration)."""
+    height, width = picture.shape[:2]
+    if frame is None or (width, height) == frame:
+        return None
+    return f"{where} is {width}x{height}, but frame_size is {frame[0]}x{frame[1]}: calibrate again"
+
+
+def _check_table(table: Mapping[str, Any], base: Path, problems: list[tuple[str, str]]) -> Calibration:
+    """The :class:`Calibration` a ``[calibration]`` table describes; its problems go to ``problems``.
+
+    Each key's type and range is checked, as the table's configuration checks its own
+    (``controller/config.py``): an unknown (misspelt) key would otherwise be ignored
+    unseen, and a wrong value loaded, to fail at the first frame or in the check image.
+    The calibration returned holds the valid keys only, and means nothing when a problem
+    was found.
+    """
+    problems += [(f"calibration.{key}", f"unknown key (known: {', '.join(CALIBRATION_KEYS)})")
+                 for key in sorted(set(table) - set(CALIBRATION_KEYS))]
+    frame = None
+    if "frame_size" in table:
+        frame = _frame_size(table["frame_size"])
+        if frame is None:
+            problems.append(("calibration.frame_size", "expected [width, height], two whole numbers of pixels "
+                                                       f"above 0, got {table['frame_size']!r}"))
+    for key in ("landing_mask", "empty_image"):
+        if not isinstance(table.get(key, ""), str):
+            problems.append((f"calibration.{key}", f"expected the name of a PNG file, got {table[key]!r}"))
+    mask = None
+    if isinstance(table.get("landing_mask"), str) and table["landing_mask"]:
+        mask_path = base / table["landing_mask"]
+        mask = cv2.imread(str(mask_path), cv2.IMREAD_GRAYSCALE)
+        if mask is None:
+            problems.append(("calibration.landing_mask", f"cannot read {mask_path}"))
+        else:
+            mask = np.where(mask > 127, 255, 0).astype(np.uint8)
+            if (problem := _size_problem(mask, frame, mask_path)) is not None:
+                problems.append(("calibration.landing_mask", problem))
+    size = table.get("die_size_px")
+    if size is not None and not is_pixel_size(size):
+        problems.append(("calibration.die_size_px", _not_a_pixel_size(size)))
+        size = None
+    dice = table.get("dice_hsv", [])
+    if not isinstance(dice, list) or (dice and not any(isinstance(colour, list) for colour in dice)):
+        # A lone colour not wrapped in its list is one mistake, not three.
+        problems.append(("calibration.dice_hsv", "expected a list of [h, s, v] colours, such as [[6, 217, 119]], "
+                                                 f"got {dice!r}"))
+        dice = []
+    colours = [_hsv(colour, "calibration.dice_hsv", problems) for colour in dice]
+    felt = _hsv(table["felt_hsv"], "calibration.felt_hsv", problems) if "felt_hsv" in table else None
+    return Calibration(landing_mask=mask, die_size_px=None if size is None else float(size),
+                       dice_hsv=[c for c in colours if c is not None], felt_hsv=felt)
 
 
 def calibration_from_table(table: Mapping[str, Any], base: str | Path = ".") -> Calibration:
     """A :class:`Calibration` from a ``[calibration]`` TOML table; file names are relative to ``base``.
 
-    Errors name the key at fault.
+    Raises a :class:`CalibrationError` listing every problem of the table, each naming its key.
     """
-    base = Path(base)
-    mask = None
-    if table.get("landing_mask"):
-        mask_path = base / str(table["landing_mask"])
-        mask = cv2.imread(str(mask_path), cv2.IMREAD_GRAYSCALE)
-        if mask is None:
-            raise CalibrationError(f"calibration.landing_mask: cannot read {mask_path}")
-        mask = np.where(mask > 127, 255, 0).astype(np.uint8)
-    size = table.get("die_size_px")
-    if size is not None:
-        size = positive_size(size, "calibration.die_size_px")
-
-    def hsv(value: Any, key: str) -> tuple[int, int, int]:
-        if not (isinstance(value, (list, tuple)) and len(value) == 3 and all(isinstance(v, int) for v in value)):
-            raise CalibrationError(f"calibration.{key}: expected [h, s, v] integers, got {value!r}")
-        return int(value[0]), int(value[1]), int(value[2])
-
-    dice = [hsv(v, "dice_hsv") for v in table.get("dice_hsv", [])]
-    felt = hsv(table["felt_hsv"], "felt_hsv") if "felt_hsv" in table else None
-    return Calibration(landing_mask=mask, die_size_px=size, dice_hsv=dice, felt_hsv=felt)
+    problems: list[tuple[str, str]] = []
+    calibration = _check_table(table, Path(base), problems)
+    if problems:
+        raise CalibrationError.listing(problems)
+    return calibration
 
 
 def load_calibration(path: str | Path) -> Calibration:
-    """Read a calibration written by :func:`save_calibration` (or any TOML with a ``[calibration]`` table)."""
+    """Read a calibration written by :func:`save_calibration` (or any TOML with a ``[calibration]`` table).
+
+    Raises a :class:`CalibrationError` listing every problem of the file, keys outside
+    its ``[calibration]`` table included (a key written above the table's line would
+    otherwise be ignored unseen).
+    """
     path = Path(path)
-    return calibration_from_table(_table(path), path.parent)
+    table, outside = _table(path)
+    problems: list[tuple[str, str]] = []
+    calibration = _check_table(table, path.parent, problems)
+    problems += [(key, f"outside the [calibration] table: the calibration's keys go in it "
+                       f"(known: {', '.join(CALIBRATION_KEYS)})") for key in outside]
+    if problems:
+        raise CalibrationError.listing(problems, str(path))
+    return calibration
 
 
 def load_empty_image(path: str | Path) -> np.ndarray | None:
-    """The empty-table picture a calibration file names (for the settle detector), or ``None``."""
+    """The empty-table picture a calibration file names (for the settle detector), or ``None``.
+
+    Read after :func:`load_calibration` has checked the file: only the picture itself
+    (missing, unreadable, another size than ``frame_size``) is refused here.
+    """
     path = Path(path)
-    name = _table(path).get("empty_image")
+    table, _ = _table(path)
+    name = table.get("empty_image")
     if not name:
         return None
-    image = cv2.imread(str(path.parent / str(name)), cv2.IMREAD_COLOR)
-    if image is None:
-        raise CalibrationError(f"calibration.empty_image: cannot read {path.parent / str(name)}")
+    where = path.parent / str(name)
+    image = cv2.imread(str(where), cv2.IMREAD_COLOR)
+    problem = f"cannot read {where}" if image is None else _size_problem(image, _frame_size(table.get("frame_size")), where)
+    if problem is not None:
+        raise CalibrationError.listing([("calibration.empty_image", problem)], str(path))
     return image

@@ -193,3 +193,13 @@ def test_a_key_given_twice_is_named_by_its_line(tmp_path):
     """tomllib says only "Cannot overwrite a value (at line 3, column 14)"."""
     with pytest.raises(ConfigError, match=r"\(syntax\): Cannot overwrite a value .*: 'game = \"bang\"'"):
         load(_write(tmp_path, '[table]\ngame = "craps"\ngame = "bang"\n'))
+
+
+def test_every_problem_of_a_calibration_file_is_its_own_line_naming_both_files(tmp_path):
+    calibration = tmp_path / "cal" / "calibration.toml"
+    calibration.parent.mkdir()
+    calibration.write_text("[calibration]\ndie_sise_px = 3\nfelt_hsv = [70, 230, 300]\n")
+    with pytest.raises(ConfigError) as info:
+        load(_write(tmp_path, '[calibration]\nfile = "cal/calibration.toml"\n'))
+    assert [key for key, _ in info.value.problems] == ["calibration.file", "calibration.file"]
+    assert all(message.startswith(f"{calibration}: calibration.") for _, message in info.value.problems)

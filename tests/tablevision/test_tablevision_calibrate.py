@@ -1,6 +1,7 @@
 """Calibration on generated scenes, whose true landing area and die size are known."""
 from __future__ import annotations
 
+import tomllib
 from dataclasses import replace
 from pathlib import Path
 
@@ -277,6 +278,147 @@ def test_unreadable_calibration_file_is_a_clear_error(tmp_path: Path):
     bad.write_text("[calibration\ndie_size_px = ")
     with pytest.raises(CalibrationError, match="cannot read"):
         load_calibration(bad)
+
+
+#: A calibration as ``dicetable calibrate`` writes it, of 64x48 frames (the pictures by :func:`calibration_folder`).
+VALID = """# Table calibration written by `dicetable calibrate`.
+[calibration]
+frame_size = [64, 48]
+landing_mask = "landing_mask.png"
+empty_image = "empty.png"
+die_size_px = 21.5
+dice_hsv = [[6, 217, 119], [100, 40, 230]]
+felt_hsv = [70, 230, 82]
+"""
+
+
+def calibration_folder(folder: Path, text: str = VALID, size: tuple[int, int] = (64, 48)) -> Path:
+    """A calibration folder with ``text`` as its calibration.toml and a mask and empty picture of ``size``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    width, height = size
+    mask = np.zeros((height, width), np.uint8)
+    mask[5:-5, 5:-5] = 255
+    cv2.imwrite(str(folder / "landing_mask.png"), mask)
+    cv2.imwrite(str(folder / "empty.png"), np.full((height, width, 3), (40, 120, 30), np.uint8))
+    path = folder / "calibration.toml"
+    path.write_text(text)
+    return path
+
+
+def problems_of(path: Path) -> list[tuple[str, str]]:
+    """The problems :func:`load_calibration` finds in ``path`` (all of them, in one error)."""
+    with pytest.raises(CalibrationError) as info:
+        load_calibration(path)
+    assert info.value.source == str(path)
+    assert str(info.value).splitlines() == [f"{path}: {key}: {message}" for key, message in info.value.problems]
+    return info.value.problems
+
+
+def test_a_valid_calibration_file_loads_as_written(tmp_path: Path):
+    """The checks refuse wrong values only: every key as the calibrate tool writes it still loads."""
+    cal = load_calibration(calibration_folder(tmp_path))
+    assert cal.landing_mask.shape == (48, 64) and cal.landing_mask[24, 32] == 255 and cal.landing_mask[0, 0] == 0
+    assert cal.die_size_px == 21.5
+    assert cal.dice_hsv == [(6, 217, 119), (100, 40, 230)] and cal.felt_hsv == (70, 230, 82)
+    assert load_empty_image(tmp_path / "calibration.toml").shape == (48, 64, 3)
+
+
+def test_a_calibration_file_saved_with_a_byte_order_mark_loads_as_without_one(tmp_path: Path):
+    """A Windows editor may start the file with a BOM; the table's configuration accepts one, so this file must too."""
+    path = calibration_folder(tmp_path)
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    assert load_calibration(path).dice_hsv == [(6, 217, 119), (100, 40, 230)]
+    assert load_empty_image(path) is not None
+
+
+def test_a_calibration_file_that_is_not_utf8_is_a_clear_error_not_a_traceback(tmp_path: Path):
+    """An accented comment saved as Latin-1 gave a UnicodeDecodeError traceback: systemd restarts those forever."""
+    path = calibration_folder(tmp_path, "[calibration]\n# mesur\u00e9 le 3 mai\ndie_size_px = 40\n")
+    path.write_bytes(path.read_text().encode("latin-1"))
+    assert problems_of(path) == [("(file)", "cannot read calibration: not UTF-8 text (TOML must be): byte 21")]
+    with pytest.raises(CalibrationError, match="not UTF-8"):
+        load_empty_image(path)
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("dice_hsv = 5", ("calibration.dice_hsv", "expected a list of [h, s, v] colours, such as [[6, 217, 119]], got 5")),
+    # one colour not wrapped in its list: one mistake, said once
+    ("dice_hsv = [6, 217, 119]", ("calibration.dice_hsv", "expected a list of [h, s, v] colours, such as [[6, 217, 119]], "
+                                                          "got [6, 217, 119]")),
+    ("dice_hsv = [[6, 217, 119], 7]", ("calibration.dice_hsv", "expected [h, s, v] integers, got 7")),
+    ("dice_hsv = [[600, 217, 119]]", ("calibration.dice_hsv", "hue 600 is outside 0..179 (OpenCV's HSV: hue 0..179, "
+                                                              "saturation and value 0..255), got [600, 217, 119]")),
+    ("dice_hsv = [[6, -1, 256]]", ("calibration.dice_hsv", "saturation -1 is outside 0..255, value 256 is outside 0..255 "
+                                                           "(OpenCV's HSV: hue 0..179, saturation and value 0..255), "
+                                                           "got [6, -1, 256]")),
+    ("felt_hsv = [180, 230, 82]", ("calibration.felt_hsv", "hue 180 is outside 0..179 (OpenCV's HSV: hue 0..179, "
+                                                           "saturation and value 0..255), got [180, 230, 82]")),
+    ("felt_hsv = [true, 230, 82]", ("calibration.felt_hsv", "expected [h, s, v] integers, got [True, 230, 82]")),
+    ('frame_size = "x"', ("calibration.frame_size", "expected [width, height], two whole numbers of pixels above 0, got 'x'")),
+    ("frame_size = [0, 48]", ("calibration.frame_size", "expected [width, height], two whole numbers of pixels above 0, "
+                                                        "got [0, 48]")),
+    ("frame_size = [64.0, 48]", ("calibration.frame_size", "expected [width, height], two whole numbers of pixels above 0, "
+                                                           "got [64.0, 48]")),
+    ("landing_mask = 5", ("calibration.landing_mask", "expected the name of a PNG file, got 5")),
+    ("empty_image = false", ("calibration.empty_image", "expected the name of a PNG file, got False")),
+])
+def test_each_value_of_the_wrong_type_or_out_of_range_is_refused_naming_key_and_value(tmp_path: Path, text, problem):
+    """``dice_hsv = 5`` gave a TypeError traceback; a hue of 600 or ``frame_size = "x"`` were loaded as they stood."""
+    key = text.split(" = ")[0]
+    lines = [line for line in VALID.splitlines() if not line.startswith(f"{key} = ")]
+    assert problems_of(calibration_folder(tmp_path, "\n".join(lines + [text]) + "\n")) == [problem]
+    with pytest.raises(CalibrationError) as info:
+        calibration_from_table(tomllib.loads(text), tmp_path)
+    assert info.value.problems == [problem] and info.value.source is None
+
+
+def test_a_misspelt_key_is_refused_with_the_known_keys(tmp_path: Path):
+    """Ignored, it left the die size unset: the reader then guessed the scale of every frame unseen."""
+    path = calibration_folder(tmp_path, VALID.replace("die_size_px", "die_sise_px"))
+    known = "known: frame_size, landing_mask, empty_image, die_size_px, dice_hsv, felt_hsv"
+    assert problems_of(path) == [("calibration.die_sise_px", f"unknown key ({known})")]
+
+
+def test_a_key_outside_the_calibration_table_is_refused(tmp_path: Path):
+    """A key written above the ``[calibration]`` line belongs to no table the loader reads."""
+    path = calibration_folder(tmp_path, "die_size_px = 30\n" + VALID)
+    (key, message), = problems_of(path)
+    assert key == "die_size_px" and message.startswith("outside the [calibration] table")
+    path.write_text("calibration = 3\n")
+    assert problems_of(path) == [("calibration", "must be a table ([calibration])")]
+
+
+def test_pictures_of_another_size_than_the_calibrated_frames_are_refused(tmp_path: Path):
+    """A mask or empty picture left from another calibration would mask, or compare, the wrong pixels."""
+    path = calibration_folder(tmp_path, size=(32, 24))
+    assert problems_of(path) == [("calibration.landing_mask",
+                                  f"{tmp_path / 'landing_mask.png'} is 32x24, but frame_size is 64x48: calibrate again")]
+    path.write_text(VALID.replace('landing_mask = "landing_mask.png"\n', ""))
+    assert load_calibration(path).landing_mask is None
+    with pytest.raises(CalibrationError, match=r"calibration\.empty_image: .*empty\.png is 32x24, but frame_size is 64x48"):
+        load_empty_image(path)
+
+
+def test_every_problem_of_a_file_is_reported_at_once(tmp_path: Path):
+    """As the table's configuration does: one start-up to learn all there is to mend."""
+    text = VALID.replace("[64, 48]", '"64x48"').replace("21.5", "-2").replace("[70, 230, 82]", "[70, 230, 300]")
+    path = calibration_folder(tmp_path, text + "die_sise_px = 20\n")
+    assert [key for key, _ in problems_of(path)] == [
+        "calibration.die_sise_px", "calibration.frame_size", "calibration.die_size_px", "calibration.felt_hsv"]
+
+
+def test_a_wrong_calibration_is_a_configuration_error_naming_the_key(tmp_path: Path):
+    """``dicetable run`` exits 2 on a configuration error, which systemd does not restart, but 1 on a traceback."""
+    from controller.config import ConfigError, load
+
+    calibration_folder(tmp_path / "cal").write_bytes(b"[calibration]\ndie_size_px = 4\xe9\n")
+    table = tmp_path / "table.toml"
+    table.write_text('[calibration]\nfile = "cal/calibration.toml"\n')
+    with pytest.raises(ConfigError, match="not UTF-8 text"):
+        load(table)
+    table.write_text("[calibration]\ndice_hsv = 5\n")
+    with pytest.raises(ConfigError, match=r"calibration\.dice_hsv: expected a list of \[h, s, v\] colours"):
+        load(table)
 
 
 def test_dice_too_small_to_settle_are_warned_about():
