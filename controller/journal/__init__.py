@@ -13,7 +13,14 @@ Data in: event dicts in the format of ``docs/events.md`` via
 :func:`export_lines` (JSON lines), :func:`recall` (the last N rolls with
 their reads and settlements) and :func:`frame_labels` (the saved frames the
 dealer ruled on, labelled with the dice settled, for ``dicetable bench``; and
-:func:`boxed_frames`, the same die by die, for training).
+:func:`boxed_frames`, the same die by die, for training). :func:`archive` moves
+a stopped table's journal out of its state directory as one verified file, so
+the next start begins a new one.
+
+One process writes a journal (the running table, holding ``journal.lock``: a
+second gets :class:`JournalBusy`); readers open it read-only beside it. A file
+that cannot be read here at all is :class:`JournalUnreadable`, which says
+nothing of its rows.
 
     >>> j = Journal.open(state_dir)                    # doctest: +SKIP
     >>> j.append({"event": "lock"})                    # doctest: +SKIP
@@ -21,10 +28,12 @@ dealer ruled on, labelled with the dice settled, for ``dicetable bench``; and
 from controller.journal.chain import GENESIS, entry_hash
 from controller.journal.export import export_lines, game_event_lines, game_events
 from controller.journal.recall import FRAME_LABEL_COLUMNS, BoxedFrame, RolledRecord, boxed_frames, frame_labels, recall
-from controller.journal.store import INPUT, EFFECT, ORIGIN, Entry, Journal, JournalError
+from controller.journal.store import (INPUT, EFFECT, ORIGIN, Archived, Entry, Journal, JournalBusy, JournalError,
+                                      JournalUnreadable, archive)
 from controller.journal.verify import VerifyReport, verify
 
 __all__ = [
+    "Archived",
     "BoxedFrame",
     "EFFECT",
     "FRAME_LABEL_COLUMNS",
@@ -32,10 +41,13 @@ __all__ = [
     "INPUT",
     "Entry",
     "Journal",
+    "JournalBusy",
     "JournalError",
+    "JournalUnreadable",
     "ORIGIN",
     "RolledRecord",
     "VerifyReport",
+    "archive",
     "boxed_frames",
     "entry_hash",
     "export_lines",

@@ -1,4 +1,4 @@
-"""SQLite storage of the journal: WAL, ``synchronous=FULL``, append-only rows.
+"""SQLite storage of the journal: WAL, ``synchronous=FULL``, append-only rows, one writer.
 
 Why these settings: WAL with ``synchronous=FULL`` makes a committed append
 survive a power cut (the commit returns only once the log is on disk), and
@@ -13,18 +13,34 @@ what the pure table code derived from the input just before them (the roll
 that was settled, settlements, rejections). Replay recomputes effects from
 inputs, so effect rows are the record to audit against, never the source of
 truth.
+
+Files beside ``journal.sqlite3``: ``-wal`` and ``-shm`` are SQLite's (committed rows
+wait in the ``-wal`` until a checkpoint folds them into the file), ``journal.lock``
+is the writer's lock (:class:`WriterLock`). The writer folds the log in when it opens
+and when it closes, so after a clean stop, and once a table has restarted, the file
+alone holds every row; between the two, and after a crash, it does not: copy a journal
+with :func:`archive` (SQLite's backup), never with ``cp`` or ``mv`` of the file.
 """
 from __future__ import annotations
 
+import fcntl
 import json
+import logging
 import os
 import sqlite3
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from functools import cache
+from itertools import zip_longest
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from controller.journal.chain import GENESIS, canonical_json, entry_hash
+
+if TYPE_CHECKING:
+    from controller.journal.verify import VerifyReport
+
+log = logging.getLogger(__name__)
 
 INPUT = "input"
 EFFECT = "effect"
@@ -32,9 +48,12 @@ EFFECT = "effect"
 #: ``dicetable run --events``), not what it is: the table and the rules engine ignore it.
 ORIGIN = "via"
 JOURNAL_FILE = "journal.sqlite3"
+#: Who holds a :class:`WriterLock`: the running table, or :func:`archive`.
+TABLE = "table"
+ARCHIVE = "archive"
 
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS journal (
+CREATE TABLE journal (
     seq       INTEGER PRIMARY KEY,
     ts        TEXT NOT NULL,
     kind      TEXT NOT NULL CHECK (kind IN ('input', 'effect')),
@@ -42,15 +61,29 @@ CREATE TABLE IF NOT EXISTS journal (
     prev_hash TEXT NOT NULL,
     hash      TEXT NOT NULL
 );
-CREATE TRIGGER IF NOT EXISTS journal_no_update BEFORE UPDATE ON journal
+CREATE TRIGGER journal_no_update BEFORE UPDATE ON journal
 BEGIN SELECT RAISE(ABORT, 'the journal is append-only'); END;
-CREATE TRIGGER IF NOT EXISTS journal_no_delete BEFORE DELETE ON journal
+CREATE TRIGGER journal_no_delete BEFORE DELETE ON journal
 BEGIN SELECT RAISE(ABORT, 'the journal is append-only'); END;
 """
+
+#: SQLite's primary result codes that say the file could not be read here (permissions, a folder
+#: it cannot create its ``-shm`` in, a lock, the medium), not that what it holds is damaged.
+_UNREADABLE = frozenset({sqlite3.SQLITE_PERM, sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_NOMEM,
+                         sqlite3.SQLITE_READONLY, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_AUTH})
 
 
 class JournalError(RuntimeError):
     """The journal cannot be opened or written; the table must not go on without it."""
+
+
+class JournalUnreadable(JournalError):
+    """The journal could not be read here (who may read it, where it lies, the medium), which says
+    nothing of whether its rows are intact: an error to mend, not evidence of an edit."""
+
+
+class JournalBusy(JournalError):
+    """Another process holds the journal's :class:`WriterLock`: a table is running on it, or it is being archived."""
 
 
 @dataclass(frozen=True)
@@ -80,46 +113,202 @@ def utc_now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
+def lock_path(path: Path) -> Path:
+    """The lock file of the journal ``path`` (``journal.lock`` beside ``journal.sqlite3``)."""
+    return path.with_suffix(".lock")
+
+
+def _beside(path: Path, suffix: str) -> Path:
+    """SQLite's file ``path`` + ``suffix`` (``-wal``, ``-shm``)."""
+    return path.with_name(path.name + suffix)
+
+
+def _log_holds_rows(path: Path) -> bool:
+    """Whether the write-ahead log beside ``path`` holds anything (rows not yet in the file)."""
+    wal = _beside(path, "-wal")
+    return wal.exists() and wal.stat().st_size > 0
+
+
+def _no_journal(path: Path) -> str:
+    """Why there is no journal at ``path``: none at all, or only the ``-wal`` of one whose file was moved
+    or deleted without it. SQLite would discard such a log on creating a new file there, and with it the
+    last rows of that journal, so the writer refuses to start over it."""
+    if not _log_holds_rows(path):
+        return f"no journal at {path}"
+    return (f"no journal at {path}, but {path.name}-wal beside it holds rows of one whose file was moved or "
+            f"deleted without it (a journal is archived with `dicetable journal archive`): put {path.name} back, "
+            f"or, if it was archived whole, remove {path.name}-wal and {path.name}-shm")
+
+
 def unwritable(path: Path) -> Path | None:
     """The file or folder that keeps this user from writing the journal ``path``, or None.
 
     SQLite says only "unable to open database file"; the operator needs to know that the
-    state directory (or the first of its parents that exists, or the file) belongs to another
-    user. The folder must be writable too: SQLite keeps its write-ahead log beside the file."""
+    state directory (or the first of its parents that exists, the file, or its lock file)
+    belongs to another user. The folder must be writable too: SQLite keeps its write-ahead
+    log beside the file."""
     if path.exists():
-        return next((p for p in (path, path.parent) if not os.access(p, os.W_OK)), None)
+        lock = lock_path(path)
+        return next((p for p in (path, lock, path.parent) if p.exists() and not os.access(p, os.W_OK)), None)
     folder = path.parent
     while not folder.exists() and folder != folder.parent:
         folder = folder.parent
     return None if os.access(folder, os.W_OK) else folder
 
 
+def _unreadable(exc: sqlite3.Error) -> bool:
+    """Whether SQLite's error says the file could not be read here, rather than that it is damaged."""
+    return (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF in _UNREADABLE
+
+
+class WriterLock:
+    """The right to write one journal: an exclusive ``flock`` on ``journal.lock`` beside it.
+
+    Why: SQLite serialises two writers' transactions but not their sessions: two tables on one
+    state directory would each commit valid rows, interleaved (a sequence number taken twice, a
+    settlement after the other table's bets), and the journal would no longer replay. The lock is
+    taken before anything is read or written and held for the writer's life; the kernel drops it
+    when the process ends, however it ends, so a power cut or a ``SIGKILL`` never locks a table
+    out. It holds ``"<pid> <holder>"`` so a refused process can name the holder. Readers never
+    take it (they run beside the table); :func:`archive` does, so it cannot move a live journal.
+    """
+
+    def __init__(self, journal_path: Path, holder: str):
+        # A file object, not a bare descriptor: a writer dropped without close() still frees the lock.
+        self._file = open(os.open(lock_path(journal_path), os.O_RDWR | os.O_CREAT, 0o644), "r+b", buffering=0)
+        try:
+            fcntl.flock(self._file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            held_by = self._file.read(64).decode(errors="replace")
+            self._file.close()
+            raise _busy(journal_path, held_by, holder) from None
+        except BaseException:
+            self._file.close()
+            raise
+        self._file.truncate(0)
+        self._file.write(f"{os.getpid()} {holder}\n".encode())
+
+    def release(self) -> None:
+        """Give the lock up (closing the file is what releases it); the holder's name goes first."""
+        if self._file.closed:
+            return
+        try:
+            self._file.truncate(0)
+        finally:
+            self._file.close()
+
+
+def _busy(journal_path: Path, held_by: str, wanted: str) -> JournalBusy:
+    """The refusal a process that wants the lock (``wanted``: :data:`TABLE` or :data:`ARCHIVE`) gets while
+    ``held_by`` (the lock file's ``"<pid> <holder>"``, empty if the holder has not written it yet) has it."""
+    pid, _, holder = held_by.strip().partition(" ")
+    who = f" (pid {pid})" if pid.isdigit() else ""
+    where = journal_path.parent
+    if holder == ARCHIVE:
+        return JournalBusy(f"the journal in {where} is being archived{who}; "
+                           + ("start the table once that is done" if wanted == TABLE else "wait for that to end"))
+    if wanted == TABLE:
+        return JournalBusy(f"another table is running on {where}{who}; only one table may write a journal: "
+                           "stop that one first, or give this one another state directory")
+    return JournalBusy(f"a table is running on {where}{who}; stop it first, then archive its journal")
+
+
+@cache
+def _guards() -> dict[str, str]:
+    """The triggers that refuse UPDATE and DELETE, as a new journal stores them (whitespace folded)."""
+    db = sqlite3.connect(":memory:")
+    try:
+        db.executescript(_SCHEMA)
+        return {name: " ".join(sql.split())
+                for name, sql in db.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'")}
+    finally:
+        db.close()
+
+
 class Journal:
     """Append-only event log in one SQLite file.
 
-    Only one process writes a table's journal (the running table); the
-    ``journal`` command opens it read-only alongside.
+    Only one process writes a table's journal (the running table, holding its
+    :class:`WriterLock`); the ``journal`` command opens it read-only alongside.
     """
 
     def __init__(self, path: Path | str, *, clock: Callable[[], str] = utc_now, readonly: bool = False):
         self.path = Path(path)
         self._clock = clock
-        try:
-            if readonly:
-                if not self.path.exists():
-                    raise JournalError(f"no journal at {self.path}")
-                self._db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, isolation_level=None)
-            else:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                self._db = sqlite3.connect(self.path, isolation_level=None)
-                self._db.execute("PRAGMA journal_mode=WAL")
-                self._db.execute("PRAGMA synchronous=FULL")
-                self._db.executescript(_SCHEMA)
-        except (sqlite3.Error, OSError) as exc:
-            blocked = None if readonly else unwritable(self.path)
-            why = f" ({blocked} is not writable by this user)" if blocked else ""
-            raise JournalError(f"cannot open the journal {self.path}: {exc}{why}") from exc
+        self._lock: WriterLock | None = None
+        self._db = self._open_reader() if readonly else self._open_writer()
         self._tail: tuple[int, str] | None = None
+
+    def _open_writer(self) -> sqlite3.Connection:
+        """Take the lock, open the file (a new one gets the schema), and fold the log of the last
+        session into it.
+
+        The schema is created only in a file that holds nothing yet: a journal whose triggers were
+        dropped keeps that evidence (``verify`` reports it), and a refused start on an edited journal
+        writes nothing to it. The checkpoint moves rows, it changes none."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._lock = WriterLock(self.path, TABLE)
+        except OSError as exc:
+            raise self._cannot_open(exc) from exc
+        try:
+            if not self.path.exists() and _log_holds_rows(self.path):
+                raise JournalError(f"{_no_journal(self.path)}; the table will not start a new journal over it")
+            db = sqlite3.connect(self.path, isolation_level=None)
+            try:
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=FULL")
+                if db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0] == 0:
+                    db.executescript(f"BEGIN IMMEDIATE; {_SCHEMA} COMMIT;")
+                db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            except BaseException:
+                db.close()
+                raise
+        except (sqlite3.Error, OSError) as exc:
+            self._lock.release()
+            raise self._cannot_open(exc) from exc
+        except BaseException:
+            self._lock.release()
+            raise
+        return db
+
+    def _cannot_open(self, exc: Exception) -> JournalError:
+        blocked = unwritable(self.path)
+        why = f" ({blocked} is not writable by this user)" if blocked else ""
+        return JournalError(f"cannot open the journal {self.path}: {exc}{why}")
+
+    def _open_reader(self) -> sqlite3.Connection:
+        """Open the file read-only, beside a running writer.
+
+        SQLite needs the ``-shm`` file to read a WAL journal, and creates it if it is missing: in a
+        folder this user cannot write (read-only media, another user's folder) it cannot. If no rows
+        wait in a ``-wal`` there, the file alone is the whole journal and no writer is at work (a
+        writer's appends go to the ``-wal``), so it is read as ``immutable``, which needs no ``-shm``
+        and creates nothing. A file that is damaged is opened all the same: every read then names
+        the damage, so ``verify`` reports the row where it begins."""
+        if not self.path.exists():
+            raise JournalError(_no_journal(self.path))
+        uri = self.path.resolve().as_uri()
+        try:
+            db = sqlite3.connect(f"{uri}?mode=ro", uri=True, isolation_level=None)
+            try:
+                db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+            except sqlite3.Error as exc:
+                if not _unreadable(exc):
+                    return db
+                db.close()
+                if (exc.sqlite_errorcode & 0xFF == sqlite3.SQLITE_CANTOPEN and not os.access(self.path.parent, os.W_OK)
+                        and not _log_holds_rows(self.path)):
+                    return sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True, isolation_level=None)
+                raise
+        except sqlite3.Error as exc:
+            why = ""
+            if not os.access(self.path.parent, os.W_OK) and _log_holds_rows(self.path):
+                why = (f" ({self.path.parent} is not writable by this user, and the last rows are still in "
+                       f"{self.path.name}-wal, which SQLite reads only with a {self.path.name}-shm it must create "
+                       "there: read it as the table's user, or a copy of the whole folder where you can write)")
+            raise JournalUnreadable(f"cannot read the journal {self.path}: {exc}{why}") from exc
+        return db
 
     @classmethod
     def open(cls, state_dir: Path | str, **kwargs: Any) -> "Journal":
@@ -127,7 +316,19 @@ class Journal:
         return cls(Path(state_dir) / JOURNAL_FILE, **kwargs)
 
     def close(self) -> None:
-        self._db.close()
+        """Close; the writer first folds the log into the file (so after a clean stop the file alone
+        holds every row, even if a reader kept SQLite from doing so itself), then gives up its lock."""
+        if self._lock is None:
+            self._db.close()
+            return
+        try:
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except sqlite3.Error as exc:  # the rows stay in the -wal; the next start folds them in
+            log.warning("could not fold the journal's log into %s: %s", self.path, exc)
+        finally:
+            self._db.close()
+            self._lock.release()
+            self._lock = None
 
     def __enter__(self) -> "Journal":
         return self
@@ -137,11 +338,13 @@ class Journal:
 
     def _rows(self, sql: str, *params: Any) -> Iterator[tuple]:
         """The rows of a query; a file SQLite cannot read (cut short, overwritten, not a journal,
-        locked) is a ``JournalError`` naming it and SQLite's reason, wherever the reading fails."""
+        locked) is a ``JournalError`` naming it and SQLite's reason, wherever the reading fails
+        (:class:`JournalUnreadable` when the reason is not the file's content)."""
         try:
             yield from self._db.execute(sql, params)
         except sqlite3.DatabaseError as exc:
-            raise JournalError(f"cannot read the journal {self.path}: {exc}") from exc
+            error = JournalUnreadable if _unreadable(exc) else JournalError
+            raise error(f"cannot read the journal {self.path}: {exc}") from exc
 
     def _last(self) -> tuple[int, str]:
         if self._tail is None:
@@ -195,5 +398,136 @@ class Journal:
         ):
             yield Entry(seq, ts, kind, json.loads(text), prev, digest)
 
+    def guarded(self) -> bool:
+        """Whether the triggers refusing UPDATE and DELETE are there as the journal was created with
+        them. Their absence is no edit of a row (the chain says whether there was one), but it is the
+        trace of someone who meant to make one, and a journal without them is open to honest mistakes."""
+        found = {name: " ".join(sql.split()) for name, sql in self._rows(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'journal'")}
+        return all(found.get(name) == sql for name, sql in _guards().items())
+
     def __len__(self) -> int:
         return int(next(self._rows("SELECT COUNT(*) FROM journal"))[0])
+
+
+@dataclass(frozen=True)
+class Archived:
+    """Where :func:`archive` put a journal, and what ``verify`` says of the copy (as of the original)."""
+
+    path: Path
+    report: VerifyReport
+
+    def to_json(self) -> dict[str, Any]:
+        return {"archived": str(self.path), **self.report.to_json()}
+
+
+def archive(state_dir: Path | str, to: Path | str) -> Archived:
+    """Move the journal of ``state_dir`` into the folder ``to`` as one self-contained file, so that
+    the next start of the table begins a new journal.
+
+    Why not ``mv`` or ``cp``: after a crash, or beside a running table, the last rows are only in
+    ``journal.sqlite3-wal``; the file alone is an older journal, and a new one started beside that
+    log discards it. Here SQLite's online backup copies the journal as SQLite reads it (file and log)
+    into a file that keeps no log (``journal_mode=DELETE``: it reads anywhere, read-only media too),
+    named ``journal-<first row's UTC time>-<last seq>.sqlite3`` (an existing file is never
+    overwritten). The original's files are removed only once the copy holds exactly the original's
+    rows, ``verify`` says the same of both, and the copy is on disk; any failure leaves the original
+    as it was and no copy. The writer's lock is held throughout: :class:`JournalBusy` while a table
+    runs on ``state_dir``. A journal whose chain is broken is archived as it is (the report says so):
+    the archive is the evidence."""
+    source = Path(state_dir) / JOURNAL_FILE
+    if not source.exists():
+        raise JournalError(_no_journal(source))
+    try:
+        lock = WriterLock(source, ARCHIVE)
+    except OSError as exc:
+        raise JournalError(f"cannot lock the journal {source}: {exc}") from exc
+    try:
+        target, report = _verified_copy(source, Path(to).absolute())
+        try:  # the file first: a -wal left behind alone stops the next start, a file left alone would not
+            for path in (source, _beside(source, "-wal"), _beside(source, "-shm")):
+                path.unlink(missing_ok=True)
+            _sync_folder(source.parent)
+        except OSError as exc:
+            raise JournalError(f"archived {source} to {target}, but could not remove it: {exc}; remove "
+                               f"{source.name} and its -wal and -shm before the table starts again") from exc
+    finally:
+        lock.release()
+    return Archived(target, report)
+
+
+def _verified_copy(source: Path, folder: Path) -> tuple[Path, VerifyReport]:
+    """The archive of the journal ``source`` made in ``folder``, once it holds exactly the original's rows
+    and ``verify`` says the same of both, with that report; otherwise :class:`JournalError`, and no copy."""
+    from controller.journal.verify import verify  # verify.py builds on this module
+
+    try:
+        with Journal(source, readonly=True) as original:
+            report = verify(original)
+            first = next(original.raw_rows(), None)
+            if first is None:
+                raise JournalError(f"{source} holds no rows: there is nothing to archive")
+            last = next(original._rows("SELECT MAX(seq) FROM journal"))[0]
+            target = folder / f"journal-{_stamp(first[1])}-{last}.sqlite3"
+            _copy(original, target)
+            try:
+                with Journal(target, readonly=True) as copy:
+                    same = (all(a == b for a, b in zip_longest(original.raw_rows(), copy.raw_rows()))
+                            and verify(copy) == report)
+                if not same:
+                    raise JournalError(f"the copy {target} does not hold the rows of {source}; nothing was removed")
+            except BaseException:
+                _discard(target)
+                raise
+    except OSError as exc:
+        raise JournalError(f"cannot archive the journal {source}: {exc}") from exc
+    return target, report
+
+
+def _stamp(ts: str) -> str:
+    """The first row's time in an archive's name: UTC, sortable, no colon (a FAT stick takes it)."""
+    try:
+        return datetime.fromisoformat(ts).astimezone(timezone.utc).strftime("%Y-%m-%dT%H%M%SZ")
+    except ValueError:  # a time edited into something else: the chain says so; the name must still be made
+        return "undated"
+
+
+def _copy(original: Journal, target: Path) -> None:
+    """Back ``original`` up into ``target``, a file this call creates (an existing one is refused, never
+    overwritten), as a journal without a log, and on disk before this returns."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+    except FileExistsError:
+        raise JournalError(f"{target} exists already (an archive is never overwritten); nothing was archived") from None
+    try:
+        db = sqlite3.connect(target, isolation_level=None)
+        try:
+            original._db.backup(db)
+            db.execute("PRAGMA journal_mode=DELETE")
+        finally:
+            db.close()
+        with open(target, "rb") as copied:
+            os.fsync(copied.fileno())
+        _sync_folder(target.parent)
+    except BaseException as exc:
+        _discard(target)
+        if isinstance(exc, sqlite3.Error):
+            raise JournalError(f"cannot copy the journal {original.path} to {target}: {exc}; "
+                               "nothing was removed") from exc
+        raise
+
+
+def _discard(target: Path) -> None:
+    """Remove a copy that failed, with the rollback journal SQLite may have left beside it."""
+    for path in (target, _beside(target, "-journal")):
+        path.unlink(missing_ok=True)
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make a folder's entries (a file created, renamed or removed in it) survive a power cut."""
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

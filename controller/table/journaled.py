@@ -84,14 +84,26 @@ def fitting_entries(journal: Journal, game: str, config: TableConfig) -> list[En
     if first.get("game") != game:
         raise JournalMismatch(
             f"{journal.path} holds a {first.get('game')} table, not {game}; "
-            "use another state directory (or move journal.sqlite3 aside) to change the game"
+            "use another state directory, or archive this journal (`dicetable journal archive --to DIR`), "
+            "to change the game"
         )
     if first.get("rules") != table_header(game, config)["rules"]:
+        differ = ", ".join(_differing_keys(first.get("rules"), table_header(game, config)["rules"]))
         raise JournalMismatch(
-            f"{journal.path} was started under other rules (limits or layout options); "
-            "move journal.sqlite3 aside to start a table under the new ones"
+            f"{journal.path} was started under other rules (limits or layout options: {differ}); "
+            "archive it (`dicetable journal archive --to DIR`) to start a table under the new ones"
         )
     return entries
+
+
+def _differing_keys(journaled: Any, configured: Any, prefix: str = "") -> list[str]:
+    """The dotted keys of the rules whose values differ between the journal's header and the
+    configuration (``limits.place.6``): "other rules" alone sent the operator through every key."""
+    if isinstance(journaled, dict) and isinstance(configured, dict):
+        return [key for name in sorted(set(journaled) | set(configured), key=str)
+                if journaled.get(name) != configured.get(name)
+                for key in _differing_keys(journaled.get(name), configured.get(name), f"{prefix}{name}.")]
+    return [prefix.rstrip(".") or "rules"]
 
 
 class JournaledTable:

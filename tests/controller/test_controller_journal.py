@@ -7,7 +7,7 @@ import sqlite3
 import pytest
 
 from controller.cli import main
-from controller.journal import EFFECT, Journal, JournalError, export_lines, recall, verify
+from controller.journal import EFFECT, Journal, JournalError, VerifyReport, export_lines, recall, verify
 
 
 def _fill(journal: Journal) -> None:
@@ -463,3 +463,60 @@ def test_a_damaged_journal_file_is_named_by_every_journal_command_without_a_trac
     for action in (["export"], ["recall", "3"], ["frames"]):
         assert main(["journal", "--state-dir", str(tmp_path), *action]) == 2
         assert "cannot read the journal" in capsys.readouterr().err
+
+
+def _triggers(path) -> set[str]:
+    db = sqlite3.connect(path)
+    try:
+        return {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
+    finally:
+        db.close()
+
+
+def test_a_dropped_trigger_is_reported_by_verify_and_never_restored(tmp_path, capsys):
+    """The missing trigger is the trace of someone who meant to edit: a start leaves it missing (and the
+    file as it was), and `verify` names it without failing a journal whose rows are intact."""
+    with Journal.open(tmp_path) as j:
+        _fill(j)
+    assert main(["journal", "--state-dir", str(tmp_path), "verify"]) == 0
+    intact = json.loads(capsys.readouterr().out)
+    assert set(intact) == {"ok", "rows", "head"}
+
+    path = tmp_path / "journal.sqlite3"
+    db = sqlite3.connect(path)
+    db.execute("DROP TRIGGER journal_no_update")
+    db.close()
+    before = path.read_bytes()
+    Journal.open(tmp_path).close()  # a table started and stopped
+    assert path.read_bytes() == before and _triggers(path) == {"journal_no_delete"}
+    with Journal.open(tmp_path, readonly=True) as j:
+        assert verify(j) == VerifyReport(True, 9, head=intact["head"], triggers=False)
+
+    assert main(["journal", "--state-dir", str(tmp_path), "verify"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out) == {**intact, "triggers": False}
+    assert "triggers refusing UPDATE and DELETE" in err and "dropped or altered" in err
+
+
+def test_a_refused_start_writes_nothing_to_an_edited_journal(tmp_path):
+    from controller.rules import TableConfig
+    from controller.table import JournaledTable, JournalMismatch
+
+    with Journal.open(tmp_path) as j:
+        _fill(j)
+    path = tmp_path / "journal.sqlite3"
+    _tamper(path, "UPDATE journal SET event = ? WHERE seq = 6", json.dumps({"event": "settle", "paid": 9000}))
+    before = path.read_bytes()
+    with Journal.open(tmp_path) as j:
+        with pytest.raises(JournalMismatch, match="broken at row 6"):
+            JournaledTable.open(j, "craps", TableConfig())
+    assert path.read_bytes() == before and _triggers(path) == set()
+
+
+def test_a_trigger_replaced_by_one_that_guards_nothing_is_reported(journal):
+    db = sqlite3.connect(journal.path)
+    db.executescript("DROP TRIGGER journal_no_delete; "
+                     "CREATE TRIGGER journal_no_delete BEFORE DELETE ON journal BEGIN SELECT 1; END;")
+    db.close()
+    report = verify(journal)
+    assert report.ok and not report.triggers

@@ -160,7 +160,7 @@ def test_check_says_whether_the_table_would_come_up_without_starting_it(tmp_path
 
     _table_file(tmp_path, "[rules]\nmin_bet = 200\n")
     assert main(["run", "--config", config, "--check"]) == 2
-    assert "started under other rules" in capsys.readouterr().err
+    assert "started under other rules (limits or layout options: min_bet)" in capsys.readouterr().err
     _table_file(tmp_path, "colour = 3\n")  # a key [display] does not have
     assert main(["run", "--config", config, "--check"]) == 2
     assert "display.colour: unknown key" in capsys.readouterr().err
@@ -244,3 +244,27 @@ def test_check_warns_of_a_display_port_that_is_not_there(tmp_path, capsys):
     (tmp_path / "t.toml").write_text(text)
     assert main(["run", "--config", config, "--check"]) == 0
     assert "warning: display.port: /dev/ttyNOSUCH0 is not there now" in capsys.readouterr().out
+
+
+def test_check_agrees_with_the_start_on_an_empty_journal_file_and_on_rows_left_in_a_log(tmp_path, capsys):
+    """A zero-byte journal.sqlite3 starts a new journal, which --check called an altered one; rows
+    left in a -wal whose file was moved make the start refuse, which --check called no journal."""
+    config = _table_file(tmp_path)
+    (tmp_path / "state").mkdir()
+    (tmp_path / "state" / "journal.sqlite3").write_bytes(b"")
+    assert main(["run", "--config", config, "--check"]) == 0
+    assert "an empty journal file: the table starts one" in capsys.readouterr().out
+    (tmp_path / "state" / "journal.sqlite3").unlink()
+    (tmp_path / "state" / "journal.sqlite3-wal").write_bytes(b"rows of a journal whose file was moved")
+    assert main(["run", "--config", config, "--check"]) == 2
+    assert "holds rows of one whose file was moved" in capsys.readouterr().err
+
+
+def test_the_journal_commands_read_only_the_state_dir_of_a_file_being_mended(tmp_path, capsys):
+    config = _table_file(tmp_path)
+    (tmp_path / "e.jsonl").write_text('{"event": "bet", "seat": "A", "bet": "pass", "amount": 500}\n')
+    assert main(["run", "--config", config, "--events", str(tmp_path / "e.jsonl"), "--exit-at-end"]) == 0
+    capsys.readouterr()
+    _table_file(tmp_path, '[hazard]\nspin_secnds = 3\n[calibration]\nfile = "not-made-yet.toml"\n')
+    assert main(["journal", "--config", config, "verify"]) == 0
+    assert '"rows": 2' in capsys.readouterr().out

@@ -1,14 +1,20 @@
-"""``dicetable journal verify|audit|export|recall N|frames``: audit a table's journal.
+"""``dicetable journal verify|audit|export|recall N|frames|archive``: audit a table's journal.
 
 The journal is opened read-only, so an operator can run this beside the
 live table. ``verify`` exits 1 when the chain is broken (and names the
-row), ``audit`` exits 1 when the rules engine alone, under the journal's
+row), and 2 when the file cannot be read here at all (which says nothing of
+its rows); ``audit`` exits 1 when the rules engine alone, under the journal's
 own rules, does not give back its settlements (and names the row),
 ``export`` writes JSON lines, ``recall N`` prints the last N rolls
 with their reads and settlements for a dispute, ``frames`` writes the
 ``manifest.csv`` that makes the saved frames a labelled folder for
 ``dicetable bench`` (with ``--yolo DIR``, a folder labelled die by die, for
-training as well).
+training as well). ``--file`` reads a journal file itself (an archive).
+
+``archive --to DIR`` is the one action that writes: with the table stopped
+(it refuses while a table holds the journal's lock), it moves the journal into
+DIR as one verified file, so the next start begins a new journal (see
+:func:`controller.journal.archive`).
 """
 from __future__ import annotations
 
@@ -25,15 +31,18 @@ if TYPE_CHECKING:
     from controller.journal import Journal
 
 NAME = "journal"
-HELP = "audit the table's journal: verify the hash chain, export it, recall the last rolls"
+HELP = "audit the table's journal: verify the hash chain, export it, recall the last rolls, archive it"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--config", metavar="FILE", help="the table's configuration (its table.state_dir)")
     where.add_argument("--state-dir", metavar="DIR", help="the state directory holding journal.sqlite3 (default ./var)")
+    where.add_argument("--file", metavar="FILE",
+                       help="a journal file itself, such as an archive made by `journal archive` (not with archive)")
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
-    actions.add_parser("verify", help="check the hash chain; exit 1 and name the row if it is broken")
+    actions.add_parser("verify", help="check the hash chain; exit 1 and name the row if it is broken, "
+                                      "2 if the file cannot be read")
     actions.add_parser("audit", help="recompute every settlement with the rules engine alone, under the journal's "
                                      "own rules; exit 1 and name the first row that differs")
     export = actions.add_parser("export", help="every row as JSON lines")
@@ -53,14 +62,44 @@ def configure(parser: argparse.ArgumentParser) -> None:
     frames.add_argument("--yolo", metavar="DIR",
                         help="instead, copy those frames to DIR/images with a YOLO label per die in DIR/labels "
                              "(for `dicetable bench` and training), where the read's boxes tell which die is which")
+    archive = actions.add_parser(
+        "archive", help="with the table stopped: move its journal into DIR as one verified file "
+                        "(journal-<first row's UTC time>-<last seq>.sqlite3), so the next start begins a new one")
+    archive.add_argument("--to", required=True, metavar="DIR", help="the archive folder (made if missing)")
 
 
 def _state_dir(args: argparse.Namespace):
-    from controller.config import load
+    """The state directory to read: with ``--config``, only the file's ``table.state_dir`` is read,
+    so a mistake elsewhere in it (the file being mended) does not hide the journal."""
+    from controller.config import load_state_dir
 
+    if args.file:
+        return Path(args.file).parent
     if args.state_dir:
         return args.state_dir
-    return load(args.config).state_dir
+    return load_state_dir(args.config)
+
+
+def _archive(args: argparse.Namespace) -> int:
+    """``archive --to DIR``: one JSON line (where, and what ``verify`` says of the copy), exit 0; every
+    refusal (a table running, no journal, the archive's name taken, a copy that does not verify) exits 2
+    with the reason, the journal left as it was."""
+    from controller.config import ConfigError
+    from controller.journal import JournalError, archive
+
+    if args.file:
+        print("dicetable journal archive: give the table's --state-dir or --config, not --file", file=sys.stderr)
+        return 2
+    try:
+        done = archive(_state_dir(args), args.to)
+    except (ConfigError, JournalError) as exc:
+        print(f"dicetable journal archive: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(done.to_json()))
+    if not done.report.ok:
+        print(f"dicetable journal archive: archived as it is, but its chain is broken at row {done.report.broken_seq} "
+              f"({done.report.reason}): keep {done.path} as the evidence", file=sys.stderr)
+    return 0
 
 
 def _suggest_demo_journals(state_dir) -> None:
@@ -136,18 +175,21 @@ def _frames(n: int) -> str:
 def run(args: argparse.Namespace) -> int:
     from controller.config import ConfigError
     from controller.journal import Journal, JournalError
+    from controller.journal.store import JOURNAL_FILE
 
+    if args.action == "archive":
+        return _archive(args)
     try:
         state_dir = _state_dir(args)
-        journal = Journal.open(state_dir, readonly=True)
+        journal = Journal(args.file or Path(state_dir) / JOURNAL_FILE, readonly=True)
     except (ConfigError, JournalError) as exc:
         print(f"dicetable journal: {exc}", file=sys.stderr)
-        if isinstance(exc, JournalError):
+        if isinstance(exc, JournalError) and not args.file:
             _suggest_demo_journals(state_dir)
         return 2
     try:
         return _act(args, journal, state_dir)
-    except JournalError as exc:  # a file damaged past its first rows: say why, never a traceback
+    except JournalError as exc:  # damaged past its first rows, or unreadable here: say why, never a traceback
         print(f"dicetable journal: {exc}", file=sys.stderr)
         return 2
 
@@ -160,6 +202,9 @@ def _act(args: argparse.Namespace, journal: Journal, state_dir: Path) -> int:
         if args.action == "verify":
             report = verify(journal)
             print(json.dumps(report.to_json()))
+            if not report.triggers:
+                print(f"dicetable journal: the triggers refusing UPDATE and DELETE of {journal.path} were dropped "
+                      "or altered: someone changed the file's schema", file=sys.stderr)
             return 0 if report.ok else 1
         if args.action == "audit":
             from controller.audit import audit

@@ -105,7 +105,10 @@ def _check(config: Config) -> int:
 
     path = config.state_dir / JOURNAL_FILE
     try:
-        if path.exists():
+        wal = path.with_name(path.name + "-wal")
+        if path.exists() and path.stat().st_size == 0 and not wal.exists():
+            journal_line = f"an empty journal file: the table starts one at {path}"
+        elif path.exists() or (wal.exists() and wal.stat().st_size):  # rows in a -wal alone: the start refuses
             with Journal.open(config.state_dir, readonly=True) as journal:
                 rows = len(fitting_entries(journal, config.game, config.rules))
             journal_line = f"journal {path}: {rows} row{'s' if rows != 1 else ''}, chain intact, a {config.game} table under these rules"

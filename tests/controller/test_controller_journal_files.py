@@ -1,0 +1,327 @@
+"""The journal's files: one writer at a time, a file that is whole after a stop or a restart,
+`journal archive`, and reading a journal where SQLite cannot write beside it."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from controller.cli import main
+from controller.journal import Journal, JournalBusy, JournalError, JournalUnreadable, verify
+from controller.journal import store
+
+#: A table that dies by SIGKILL (a power cut, the watchdog) after committing rows: they are in the -wal.
+CRASH = """
+import os, signal, sys
+from controller.journal import Journal
+journal = Journal.open(sys.argv[1])
+for n in range(int(sys.argv[2])):
+    journal.append({"event": "lock", "n": n})
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+#: A table that holds its journal open until its standard input closes.
+HOLD = """
+import sys
+from controller.journal import Journal
+journal = Journal.open(sys.argv[1])
+print("open", flush=True)
+sys.stdin.read()
+"""
+
+ARCHIVE_NAME = re.compile(r"journal-\d{4}-\d\d-\d\dT\d{6}Z-(\d+)\.sqlite3")
+
+
+def _crash(state_dir: Path, rows: int) -> None:
+    subprocess.run([sys.executable, "-c", CRASH, str(state_dir), str(rows)], timeout=30)
+    assert (state_dir / "journal.sqlite3-wal").stat().st_size > 0  # the rows wait in the log
+
+
+def _rows_in_the_file_alone(journal_file: Path) -> int:
+    """What a plain copy of ``journal.sqlite3`` keeps: the file without its -wal."""
+    copy = journal_file.parent.parent / f"alone-{journal_file.parent.name}.sqlite3"
+    shutil.copyfile(journal_file, copy)
+    db = sqlite3.connect(copy)
+    try:
+        return db.execute("SELECT COUNT(*) FROM journal").fetchone()[0]
+    except sqlite3.OperationalError:  # not even the table: it was in the log too
+        return 0
+    finally:
+        db.close()
+        copy.unlink()
+
+
+def _files(folder: Path) -> set[str]:
+    return {p.name for p in folder.iterdir()} if folder.exists() else set()
+
+
+# --- one writer -----------------------------------------------------------------------------------------------
+
+
+def test_a_second_writer_is_refused_naming_the_first_and_readers_still_read(tmp_path):
+    with Journal.open(tmp_path) as first:
+        first.append({"event": "lock"})
+        with pytest.raises(JournalBusy, match=f"another table is running on {tmp_path} \\(pid {os.getpid()}\\)"):
+            Journal.open(tmp_path)
+        with Journal.open(tmp_path, readonly=True) as reader:
+            assert len(reader) == 1
+        first.append({"event": "void"})  # the refusal took nothing from the writer
+    with Journal.open(tmp_path) as second:  # released on close
+        assert verify(second).ok and len(second) == 2
+
+
+def test_a_table_is_refused_while_its_journal_is_being_archived(tmp_path):
+    lock = store.WriterLock(tmp_path / store.JOURNAL_FILE, store.ARCHIVE)
+    try:
+        with pytest.raises(JournalBusy, match=f"the journal in {tmp_path} is being archived \\(pid {os.getpid()}\\)"):
+            Journal.open(tmp_path)
+    finally:
+        lock.release()
+    Journal.open(tmp_path).close()
+
+
+def test_the_lock_holds_across_processes_and_dies_with_its_holder(tmp_path):
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(tmp_path)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "open\n"
+        with pytest.raises(JournalBusy, match=f"pid {holder.pid}"):
+            Journal.open(tmp_path)
+    finally:
+        holder.kill()  # SIGKILL: no close(), no cleanup; the kernel drops the lock
+        holder.wait(timeout=10)
+        holder.stdout.close()
+        holder.stdin.close()
+    with Journal.open(tmp_path) as journal:
+        journal.append({"event": "lock"})
+
+
+def test_a_second_table_on_one_state_dir_stops_with_the_reason(tmp_path, capsys):
+    with Journal.open(tmp_path):
+        assert main(["run", "--events", os.devnull, "--exit-at-end", "--state-dir", str(tmp_path)]) == 3
+    err = capsys.readouterr().err
+    assert f"dicetable run: another table is running on {tmp_path} (pid {os.getpid()})" in err
+    with Journal.open(tmp_path, readonly=True) as journal:
+        assert len(journal) == 0  # the refused table wrote nothing
+
+
+# --- the file is whole after a stop and after a restart ------------------------------------------------------
+
+
+def test_after_a_clean_stop_the_file_alone_holds_every_row_even_with_a_reader_open(tmp_path):
+    """SQLite folds the log in on its own only when the last connection closes; a `journal` command
+    running at the stop must not leave the rows in the -wal."""
+    writer = Journal.open(tmp_path)
+    writer.append({"event": "lock"})
+    with Journal.open(tmp_path, readonly=True) as reader:
+        assert len(reader) == 1  # the reader has the log open now
+        writer.append_many([{"event": "void"}] * 3)
+        writer.close()
+        assert _rows_in_the_file_alone(tmp_path / "journal.sqlite3") == 4
+        assert len(reader) == 4
+
+
+def test_a_restart_folds_the_rows_a_crash_left_in_the_log_into_the_file(tmp_path):
+    _crash(tmp_path, 25)
+    assert _rows_in_the_file_alone(tmp_path / "journal.sqlite3") == 0
+    with Journal.open(tmp_path) as journal:
+        assert _rows_in_the_file_alone(tmp_path / "journal.sqlite3") == 25
+        assert (tmp_path / "journal.sqlite3-wal").stat().st_size == 0
+        assert verify(journal).ok
+
+
+def test_a_log_whose_file_was_moved_away_is_not_discarded_by_a_new_journal(tmp_path, capsys):
+    """`mv journal.sqlite3` after a crash leaves the rows in the -wal; a new journal created beside it
+    would make SQLite drop them."""
+    _crash(tmp_path, 5)
+    (tmp_path / "journal.sqlite3").rename(tmp_path / "moved.sqlite3")
+    size = (tmp_path / "journal.sqlite3-wal").stat().st_size
+    with pytest.raises(JournalError, match="journal.sqlite3-wal beside it holds rows of one whose file was moved"):
+        Journal.open(tmp_path)
+    assert not (tmp_path / "journal.sqlite3").exists()
+    assert (tmp_path / "journal.sqlite3-wal").stat().st_size == size
+    assert main(["journal", "--state-dir", str(tmp_path), "verify"]) == 2
+    assert "put journal.sqlite3 back" in capsys.readouterr().err
+    (tmp_path / "moved.sqlite3").rename(tmp_path / "journal.sqlite3")
+    with Journal.open(tmp_path) as journal:  # put back, nothing was lost
+        assert len(journal) == 5 and verify(journal).ok
+
+
+# --- journal archive ------------------------------------------------------------------------------------------
+
+
+def test_archive_after_a_crash_keeps_every_row_in_one_file_and_the_next_start_begins_anew(tmp_path, capsys):
+    state, shelf = tmp_path / "state", tmp_path / "archive"
+    _crash(state, 30)
+    assert main(["journal", "--state-dir", str(state), "verify"]) == 0
+    before = json.loads(capsys.readouterr().out)
+
+    assert main(["journal", "--state-dir", str(state), "archive", "--to", str(shelf)]) == 0
+    done = json.loads(capsys.readouterr().out)
+    path = Path(done.pop("archived"))
+    assert done == before and before["rows"] == 30
+    assert path.parent == shelf and ARCHIVE_NAME.fullmatch(path.name).group(1) == "30"
+    assert _files(state) == {"journal.lock"}  # journal.sqlite3, -wal and -shm are gone
+
+    assert _rows_in_the_file_alone(path) == 30  # self-contained: no log beside it
+    assert main(["journal", "--file", str(path), "verify"]) == 0
+    assert json.loads(capsys.readouterr().out) == before
+    assert _files(shelf) == {path.name}  # reading it created no -wal or -shm
+
+    with Journal.open(state) as journal:
+        assert len(journal) == 0
+
+
+def test_archive_refuses_while_a_table_runs_and_changes_nothing(tmp_path, capsys):
+    with Journal.open(tmp_path / "state") as journal:
+        journal.append({"event": "lock"})
+        assert main(["journal", "--state-dir", str(tmp_path / "state"), "archive", "--to", str(tmp_path / "a")]) == 2
+        journal.append({"event": "void"})
+    err = capsys.readouterr().err
+    assert f"a table is running on {tmp_path / 'state'} (pid {os.getpid()}); stop it first, then archive" in err
+    assert not (tmp_path / "a").exists()
+    with Journal.open(tmp_path / "state", readonly=True) as journal:
+        assert len(journal) == 2
+
+
+def test_archive_refuses_without_a_journal_or_given_a_file(tmp_path, capsys):
+    assert main(["journal", "--state-dir", str(tmp_path), "archive", "--to", str(tmp_path / "a")]) == 2
+    assert f"no journal at {tmp_path / 'journal.sqlite3'}" in capsys.readouterr().err
+    Journal.open(tmp_path).close()
+    assert main(["journal", "--file", str(tmp_path / "journal.sqlite3"), "archive", "--to", str(tmp_path / "a")]) == 2
+    assert "give the table's --state-dir or --config, not --file" in capsys.readouterr().err
+    assert not (tmp_path / "a").exists()
+
+
+def test_archive_never_overwrites_an_archive(tmp_path, capsys):
+    with Journal.open(tmp_path / "state") as journal:
+        first = journal.append({"event": "lock"})
+    name = f"journal-{store._stamp(first.ts)}-1.sqlite3"
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / name).write_text("an earlier archive")
+    assert main(["journal", "--state-dir", str(tmp_path / "state"), "archive", "--to", str(tmp_path / "a")]) == 2
+    assert "exists already (an archive is never overwritten); nothing was archived" in capsys.readouterr().err
+    assert (tmp_path / "a" / name).read_text() == "an earlier archive"
+    with Journal.open(tmp_path / "state", readonly=True) as journal:
+        assert len(journal) == 1
+
+
+def test_archive_keeps_the_journal_when_the_copy_does_not_verify(tmp_path, capsys, monkeypatch):
+    real_copy = store._copy
+
+    def copy_that_differs(original: Journal, target: Path) -> None:
+        real_copy(original, target)
+        db = sqlite3.connect(target)
+        db.executescript("DROP TRIGGER journal_no_update; UPDATE journal SET event = '{}' WHERE seq = 2;")
+        db.close()
+
+    monkeypatch.setattr(store, "_copy", copy_that_differs)
+    _crash(tmp_path / "state", 4)
+    assert main(["journal", "--state-dir", str(tmp_path / "state"), "archive", "--to", str(tmp_path / "a")]) == 2
+    assert "does not hold the rows of" in capsys.readouterr().err
+    assert _files(tmp_path / "a") == set()  # no half-made archive
+    with Journal.open(tmp_path / "state", readonly=True) as journal:
+        assert len(journal) == 4 and verify(journal).ok
+
+
+def test_an_edited_journal_is_archived_as_it_is_and_the_report_says_so(tmp_path, capsys):
+    """A table refuses to replay an edited journal; archiving it keeps the evidence and frees the table."""
+    with Journal.open(tmp_path / "state") as journal:
+        for n in range(3):
+            journal.append({"event": "lock", "n": n})
+    db = sqlite3.connect(tmp_path / "state" / "journal.sqlite3")
+    db.executescript("""DROP TRIGGER journal_no_update; UPDATE journal SET event = '{"event":"void"}' WHERE seq = 2;""")
+    db.close()
+    assert main(["journal", "--state-dir", str(tmp_path / "state"), "archive", "--to", str(tmp_path / "a")]) == 0
+    out, err = capsys.readouterr()
+    done = json.loads(out)
+    assert done["ok"] is False and done["broken_seq"] == 2 and done["triggers"] is False
+    assert "chain is broken at row 2" in err
+    assert main(["journal", "--file", done["archived"], "verify"]) == 1
+
+
+# --- reading where SQLite cannot write ------------------------------------------------------------------------
+
+
+def _shm_cannot_be_made(folder: Path) -> None:
+    """SQLite can create no journal.sqlite3-shm here, as in a folder on read-only media."""
+    (folder / "journal.sqlite3-shm").symlink_to(folder / "gone" / "shm")
+
+
+def _folder_not_writable(monkeypatch, folder: Path) -> None:
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode: not (str(p) == str(folder) and mode & os.W_OK)
+                        and real_access(p, mode))
+
+
+def test_a_journal_in_a_folder_this_user_cannot_write_is_read_as_it_is(tmp_path, monkeypatch, capsys):
+    """No writer can be at work where no rows wait in a -wal, so the file alone is the journal."""
+    with Journal.open(tmp_path) as journal:
+        journal.append_many([{"event": "lock"}, {"event": "void"}])
+        head = verify(journal).head
+    _shm_cannot_be_made(tmp_path)
+    _folder_not_writable(monkeypatch, tmp_path)
+    assert main(["journal", "--state-dir", str(tmp_path), "verify"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"ok": True, "rows": 2, "head": head}
+
+
+def test_a_journal_that_cannot_be_read_here_is_an_error_not_a_broken_chain(tmp_path, monkeypatch, capsys):
+    with Journal.open(tmp_path) as journal:
+        journal.append({"event": "lock"})
+    _shm_cannot_be_made(tmp_path)  # in a folder SQLite may write, for another reason
+    with pytest.raises(JournalUnreadable, match="unable to open database file"):
+        Journal.open(tmp_path, readonly=True)
+    assert main(["journal", "--state-dir", str(tmp_path), "verify"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "cannot read the journal" in err and "unable to open database file" in err
+
+    class Unreadable:  # a read that fails midway (the medium): no verdict on the rows
+        path = tmp_path / "journal.sqlite3"
+
+        def raw_rows(self):
+            raise JournalUnreadable(f"cannot read the journal {self.path}: disk I/O error")
+
+    with pytest.raises(JournalUnreadable, match="disk I/O error"):
+        verify(Unreadable())
+
+
+def test_rows_still_in_the_log_of_a_folder_this_user_cannot_write_are_named(tmp_path, monkeypatch, capsys):
+    _crash(tmp_path, 3)
+    (tmp_path / "journal.sqlite3-shm").unlink()
+    _shm_cannot_be_made(tmp_path)
+    _folder_not_writable(monkeypatch, tmp_path)
+    assert main(["journal", "--state-dir", str(tmp_path), "verify"]) == 2
+    assert "the last rows are still in journal.sqlite3-wal" in capsys.readouterr().err
+
+
+def _read_only_mount_works(folder: Path) -> bool:
+    probe = subprocess.run(["unshare", "-rm", "sh", "-c", f"mount --bind {folder} {folder} && "
+                            f"mount -o remount,bind,ro {folder}"], capture_output=True)
+    return probe.returncode == 0
+
+
+@pytest.mark.skipif(shutil.which("unshare") is None, reason="needs unshare(1) for a read-only mount")
+def test_on_read_only_media_a_copied_journal_and_an_archive_verify_and_nothing_is_written(tmp_path):
+    media = tmp_path / "media"
+    with Journal.open(tmp_path / "state") as journal:
+        journal.append_many([{"event": "lock"}, {"event": "void"}])
+    (media / "copied").mkdir(parents=True)
+    shutil.copyfile(tmp_path / "state" / "journal.sqlite3", media / "copied" / "journal.sqlite3")  # WAL mode
+    assert main(["journal", "--state-dir", str(tmp_path / "state"), "archive", "--to", str(media / "shelf")]) == 0
+    if not _read_only_mount_works(media):
+        pytest.skip("no user namespace for a read-only mount here")
+    (archived,) = (media / "shelf").iterdir()
+    command = f"{sys.executable} -m controller.cli journal"
+    script = (f"mount --bind {media} {media} && mount -o remount,bind,ro {media} && "
+              f"{command} --state-dir {media / 'copied'} verify && {command} --file {archived} verify")
+    done = subprocess.run(["unshare", "-rm", "sh", "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert [json.loads(line)["rows"] for line in done.stdout.splitlines()] == [2, 2]
+    assert _files(media / "copied") == {"journal.sqlite3"}
