@@ -520,3 +520,19 @@ def test_a_trigger_replaced_by_one_that_guards_nothing_is_reported(journal):
     db.close()
     report = verify(journal)
     assert report.ok and not report.triggers
+
+
+def test_frames_of_a_journal_that_fails_part_way_print_no_manifest(tmp_path, capsys, monkeypatch):
+    """The header came out before the failure: `> manifest.csv` then held a file that looked whole."""
+    from controller import journal as journal_package
+    from controller.cli import main
+
+    def failing(journal, dealer_only=True):
+        yield {"image": "a.jpg", "values": "3 4"}
+        raise journal_package.JournalError("cannot read the journal: disk I/O error")
+
+    with Journal.open(tmp_path) as journal:
+        journal.append({"event": "lock"})
+    monkeypatch.setattr(journal_package, "frame_labels", failing)
+    assert main(["journal", "--state-dir", str(tmp_path), "frames"]) == 2
+    assert capsys.readouterr().out == ""

@@ -221,9 +221,12 @@ def _act(args: argparse.Namespace, journal: Journal, state_dir: Path) -> int:
         if args.action == "frames" and args.yolo:
             return _write_yolo(journal, Path(state_dir) / "frames", Path(args.yolo), dealer_only=not args.all)
         if args.action == "frames":
+            # All read before any is written: a journal that fails part way must not leave a
+            # manifest that looks whole (a header, some of the rows).
+            rows = list(frame_labels(journal, dealer_only=not args.all))
             writer = csv.DictWriter(sys.stdout, fieldnames=FRAME_LABEL_COLUMNS, lineterminator="\n")
             writer.writeheader()
-            writer.writerows(frame_labels(journal, dealer_only=not args.all))
+            writer.writerows(rows)
             return 0
         records = recall(journal, args.n)
         if args.json:
