@@ -247,6 +247,10 @@ def test_frames_with_boxes_become_a_yolo_folder_for_training_and_the_bench(tmp_p
         "1 0.140625 0.270833 0.156250 0.208333", "4 0.718750 0.541667 0.187500 0.250000"]
     items = {i.path.name: [(d.value, round(d.cx * 64)) for d in i.dice] for i in load_folder(out)}
     assert items == {"confirmed.jpg": [(2, 9), (5, 46)], "corrected.jpg": [(3, 4), (3, 24), (5, 44)]}
+    # the folder names its own classes, so a names file in a folder above cannot change them
+    assert (out / "labels" / "classes.txt").read_text().split() == ["1", "2", "3", "4", "5", "6"]
+    (tmp_path / "classes.txt").write_text("6\n5\n4\n3\n2\n1\n")
+    assert {i.path.name: i.values for i in load_folder(out)} == {"confirmed.jpg": (2, 5), "corrected.jpg": (3, 3, 5)}
 
 
 @pytest.mark.parametrize(

@@ -96,6 +96,7 @@ def test_the_command_writes_a_folder_the_bench_reads(tmp_path: Path):
     assert main([str(src), str(tmp_path / "out"), "--factor", "0.5", "--noise", "3"]) == 0
     (item,) = load_folder(tmp_path / "out")
     assert item.values == (2, 5)
+    assert item.classes_from.endswith("out/labels_yolo/classes.txt")  # the folder names its own classes
     assert item.dice[0].w == pytest.approx(40 / 640 * 0.5, abs=1e-4)
     assert main([str(src), str(tmp_path / "turned"), "--turn", "90", "--grey"]) == 0
     (item,) = load_folder(tmp_path / "turned")

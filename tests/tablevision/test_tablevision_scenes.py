@@ -82,6 +82,7 @@ def test_orientation_puts_the_value_on_top_whatever_the_turn_and_tilt(value):
 
 def test_dataset_writer_makes_yolo_labels_and_a_manifest(tmp_path: Path):
     out = write_dataset(tmp_path / "ds", 4, seed=1, size=(320, 240))
+    assert (out / "labels_yolo" / "classes.txt").read_text().split() == ["1", "2", "3", "4", "5", "6"]
     with open(out / "manifest.csv", newline="") as fh:
         rows = list(csv.DictReader(fh))
     assert len(rows) == 4

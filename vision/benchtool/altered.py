@@ -51,7 +51,7 @@ from typing import get_args
 import cv2
 import numpy as np
 
-from vision.benchtool.labels import LabelledDie, LabelledImage, load_folder, yolo_line
+from vision.benchtool.labels import LabelledDie, LabelledImage, load_folder, write_class_names, yolo_line
 from vision.benchtool.split import Split, select
 
 
@@ -179,6 +179,7 @@ def write_altered(items: list[LabelledImage], out_dir: Path, how: Alteration, se
     rng = np.random.default_rng(seed)
     (out_dir / "images").mkdir(parents=True, exist_ok=True)
     (out_dir / "labels_yolo").mkdir(exist_ok=True)
+    write_class_names(out_dir / "labels_yolo")
     written = 0
     for item in items:
         image = cv2.imread(str(item.path), cv2.IMREAD_COLOR)

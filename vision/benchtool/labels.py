@@ -308,6 +308,15 @@ def yolo_line(die: LabelledDie) -> str:
     return f"{die.value - 1} {die.cx:.6f} {die.cy:.6f} {die.w:.6f} {die.h:.6f}"
 
 
+def write_class_names(folder: Path) -> Path:
+    """Write ``classes.txt`` (``1`` .. ``6``) into the label folder ``folder``, as :func:`yolo_line`
+    numbers the classes: a folder this project labels then says so itself, and is not read by a
+    names file that happens to lie in a folder above it."""
+    path = folder / CLASS_NAME_FILES[0]
+    path.write_text("".join(f"{face}\n" for face in DEFAULT_FACES))
+    return path
+
+
 def parse_values(field: str, source: str = "<manifest>") -> tuple[LabelledDie, ...]:
     """Parse a manifest ``values`` field such as ``"3 5"``, ``"3;5"`` or ``"[3, 5]"`` (``"[]"``: no dice)."""
     tokens = [t for t in re.split(r"[\s,;\[\]()+-]+", field) if t]

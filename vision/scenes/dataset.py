@@ -1,7 +1,7 @@
 """Write a folder of labelled generated stills, in the layout of ``../shared/datasets``.
 
 ``images/NAME.png`` with ``labels_yolo/NAME.txt`` (``class cx cy w h``
-normalised, class = face - 1, one line per die) and a ``manifest.csv``
+normalised, class = face - 1 as ``labels_yolo/classes.txt`` says, one line per die) and a ``manifest.csv``
 (``image,values,setting,touching,leaning``) so the reader's bench and training
 scripts take generated folders and real photographs alike.
 
@@ -19,7 +19,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.benchtool.labels import boxed_die, yolo_line
+from vision.benchtool.labels import boxed_die, write_class_names, yolo_line
 from vision.model import frame_size
 from vision.scenes.render import SceneLabel, render_scene
 
@@ -34,6 +34,7 @@ def write_dataset(out_dir: str | Path, count: int, seed: int = 0, size: tuple[in
     out = Path(out_dir)
     (out / "images").mkdir(parents=True, exist_ok=True)
     (out / "labels_yolo").mkdir(exist_ok=True)
+    write_class_names(out / "labels_yolo")
     rng = np.random.default_rng(seed)
     with open(out / "manifest.csv", "w", newline="") as fh:
         writer = csv.writer(fh)

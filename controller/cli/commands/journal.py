@@ -138,13 +138,14 @@ def _write_yolo(journal, frames_dir: Path, out: Path, dealer_only: bool) -> int:
     import shutil
 
     from controller.journal import boxed_frames, frame_labels
-    from vision.benchtool.labels import CLASS_NAME_FILES, IMAGE_SUFFIXES, boxed_die, yolo_line
+    from vision.benchtool.labels import CLASS_NAME_FILES, IMAGE_SUFFIXES, boxed_die, write_class_names, yolo_line
 
     ruled = sum(1 for _ in frame_labels(journal, dealer_only=dealer_only))
     written = missing = 0
     try:
         (out / "images").mkdir(parents=True, exist_ok=True)
         (out / "labels").mkdir(exist_ok=True)
+        write_class_names(out / "labels")
         for boxed in boxed_frames(journal, dealer_only=dealer_only):
             name = Path(boxed.frame)
             label = f"{name.stem}.txt"
