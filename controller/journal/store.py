@@ -406,6 +406,12 @@ class Journal:
             "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'journal'")}
         return all(found.get(name) == sql for name, sql in _guards().items())
 
+    def row_of(self, digest: str) -> int | None:
+        """The sequence number of the row whose hash is ``digest``, or None: a head hash kept
+        elsewhere is still in an intact journal unless rows were cut off the end or it was replaced."""
+        row = next(self._rows("SELECT seq FROM journal WHERE hash = ?", digest), None)
+        return None if row is None else int(row[0])
+
     def __len__(self) -> int:
         return int(next(self._rows("SELECT COUNT(*) FROM journal"))[0])
 

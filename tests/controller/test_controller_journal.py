@@ -540,3 +540,21 @@ def test_frames_of_a_journal_that_fails_part_way_print_no_manifest(tmp_path, cap
     monkeypatch.setattr(journal_package, "frame_labels", failing)
     assert main(["journal", "--state-dir", str(tmp_path), "frames"]) == 2
     assert capsys.readouterr().out == ""
+
+
+def test_verify_checks_a_head_kept_elsewhere(tmp_path, capsys):
+    """The chain cannot show rows cut off its end; a head kept from an earlier verify can."""
+    from controller.cli import main
+
+    with Journal.open(tmp_path) as journal:
+        for n in range(3):
+            journal.append({"event": "bet", "seat": "A", "bet": "pass", "amount": 500 + n})
+    assert main(["journal", "--state-dir", str(tmp_path), "verify"]) == 0
+    kept = json.loads(capsys.readouterr().out)["head"]
+    with Journal.open(tmp_path) as journal:
+        journal.append({"event": "lock"})  # the journal grew since: the kept head is still in it
+    assert main(["journal", "--state-dir", str(tmp_path), "verify", "--head", kept]) == 0
+    assert json.loads(capsys.readouterr().out)["kept_head_row"] == 3
+    assert main(["journal", "--state-dir", str(tmp_path), "verify", "--head", "0" * 64]) == 1
+    said = capsys.readouterr()
+    assert json.loads(said.out)["kept_head_row"] is None and "does not hold the kept head" in said.err

@@ -41,8 +41,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     where.add_argument("--file", metavar="FILE",
                        help="a journal file itself, such as an archive made by `journal archive` (not with archive)")
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
-    actions.add_parser("verify", help="check the hash chain; exit 1 and name the row if it is broken, "
-                                      "2 if the file cannot be read")
+    check = actions.add_parser("verify", help="check the hash chain; exit 1 and name the row if it is broken, "
+                                              "2 if the file cannot be read")
+    check.add_argument("--head", metavar="HASH",
+                       help="a head an earlier verify printed, kept elsewhere: the journal must still hold that row "
+                            "(rows cut off the end, or a journal put back from an older copy, fail)")
     actions.add_parser("audit", help="recompute every settlement with the rules engine alone, under the journal's "
                                      "own rules; exit 1 and name the first row that differs")
     export = actions.add_parser("export", help="every row as JSON lines")
@@ -202,10 +205,19 @@ def _act(args: argparse.Namespace, journal: Journal, state_dir: Path) -> int:
     with journal:
         if args.action == "verify":
             report = verify(journal)
-            print(json.dumps(report.to_json()))
+            out = report.to_json()
+            lost_head = False
+            if args.head and report.ok:
+                out["kept_head_row"] = journal.row_of(args.head)
+                lost_head = out["kept_head_row"] is None
+            print(json.dumps(out))
             if not report.triggers:
                 print(f"dicetable journal: the triggers refusing UPDATE and DELETE of {journal.path} were dropped "
                       "or altered: someone changed the file's schema", file=sys.stderr)
+            if lost_head:
+                print(f"dicetable journal: {journal.path} does not hold the kept head {args.head}: rows were cut off "
+                      "its end, or it is another (an older copy put back, a new journal)", file=sys.stderr)
+                return 1
             return 0 if report.ok else 1
         if args.action == "audit":
             from controller.audit import audit
