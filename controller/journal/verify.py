@@ -72,7 +72,7 @@ def _fault(expected_seq: int, prev: str, seq: int, ts: str, kind: str, text: str
     if prev_hash != prev:
         return seq, f"row {seq} does not chain to row {seq - 1}"
     if entry_hash(prev_hash, seq, ts, kind, text) != digest:
-        return seq, f"row {seq} was changed after it was written"
+        return seq, f"row {seq} does not hash right: changed after it was written, or not written by the table"
     try:
         json.loads(text)
     except ValueError:
