@@ -236,6 +236,8 @@ class Journal:
         self.path = Path(path)
         self._clock = clock
         self._lock: WriterLock | None = None
+        if self.path.is_dir():  # SQLite says only "disk I/O error" or "unable to open database file"
+            raise JournalError(f"{self.path} is a folder, not a journal file")
         self._db = self._open_reader() if readonly else self._open_writer()
         self._tail: tuple[int, str] | None = None
 

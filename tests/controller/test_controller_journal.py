@@ -558,3 +558,10 @@ def test_verify_checks_a_head_kept_elsewhere(tmp_path, capsys):
     assert main(["journal", "--state-dir", str(tmp_path), "verify", "--head", "0" * 64]) == 1
     said = capsys.readouterr()
     assert json.loads(said.out)["kept_head_row"] is None and "does not hold the kept head" in said.err
+
+
+@pytest.mark.parametrize("readonly", [True, False])
+def test_a_folder_in_the_journals_place_is_named(tmp_path, readonly):
+    (tmp_path / "journal.sqlite3").mkdir()
+    with pytest.raises(JournalError, match="journal.sqlite3 is a folder, not a journal file"):
+        Journal.open(tmp_path, readonly=readonly)
