@@ -58,6 +58,11 @@ def display_phase(state: TableState, camera_lost: bool = False, *, refused: bool
     hand, or VOID); a hand entry shows ``manual`` (``HAnd``), where LOCK steps the die shown. Bets
     locked with the camera lost show ``enter`` too: no read will come, and a hand entry is the way on.
 
+    ``void`` (``UOId``) says the dealer's VOID was the last thing done: the read was voided and the
+    bets stay locked for the rethrow (Hazard: until LOCK turns the cage again; ``locked`` would look
+    like the camera still reading), or the lock was voided and betting is open again with no roll
+    since (``settled`` would show the last roll as the voided throw's).
+
     Two words answer the dealer rather than the state: ``refused`` (``-no-``), for a moment after a
     press the table refused, which otherwise changes nothing to be seen; and ``fault`` (``Err``)
     while the cage should turn but its motor did not start (VOID, then LOCK, tries again).
@@ -68,6 +73,8 @@ def display_phase(state: TableState, camera_lost: bool = False, *, refused: bool
         return "fault"
     if state.phase is Phase.LOCKED and camera_lost:
         return "enter"
+    if (state.phase is Phase.LOCKED and state.voided) or (state.phase is Phase.BETTING and state.unlocked_by_void):
+        return "void"  # bets locked for the rethrow of a voided read (Hazard: LOCK turns the cage), or reopened
     if state.phase is Phase.PENDING:
         pending = state.pending
         return "confirm" if pending is not None and pending.confirmable(state.dice_count) else "enter"
@@ -87,7 +94,8 @@ def display_state(state: TableState, camera_lost: bool = False, *, refused: bool
         phase=phase,
         dice=view.dice,
         point=view.point,
-        recent=view.history[1:] if state.phase is Phase.BETTING else view.history,
+        recent=view.history[1:] if view.dice and view.dice == state.last_roll and state.phase is Phase.BETTING
+        else view.history,  # the last roll is on the result row: not again among the recent ones
         roll_id=state.rolls % 0x10000,
     )
 

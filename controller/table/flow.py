@@ -119,6 +119,9 @@ class TableState:
     voided: bool = False
     """Bets are locked for a rethrow: the dealer voided the read of the dice that may still lie in
     view (in the cage they do until LOCK). A start finding the table so must not offer them again."""
+    unlocked_by_void: bool = False
+    """Betting was reopened by VOID with no roll since: the last roll shown would look like the
+    voided throw's result, paid, so the display says the lock was voided instead."""
 
     @property
     def dice_count(self) -> int:
@@ -216,7 +219,7 @@ def _lock(state: TableState, event: Mapping[str, Any]) -> Step:
     if state.phase is not Phase.BETTING:
         raise Refused(f"bets are already locked ({state.phase.value})")
     phase = Phase.SPINNING if state.game == "hazard" else Phase.LOCKED
-    return Step(replace(state, phase=phase))
+    return Step(replace(state, phase=phase, unlocked_by_void=False))
 
 
 def _spin_done(state: TableState, event: Mapping[str, Any]) -> Step:
@@ -277,7 +280,8 @@ def _void(state: TableState, event: Mapping[str, Any]) -> Step:
     if state.phase is Phase.PENDING:
         return Step(replace(state, phase=Phase.LOCKED, pending=None, voided=True))
     if state.phase in (Phase.LOCKED, Phase.SPINNING):
-        return Step(replace(state, phase=Phase.BETTING, voided=False))  # no throw happened: unlock (and stop the cage)
+        # No throw happened: unlock (and stop the cage).
+        return Step(replace(state, phase=Phase.BETTING, voided=False, unlocked_by_void=True))
     raise Refused(f"nothing to void ({state.phase.value})")
 
 
@@ -319,6 +323,7 @@ def _settle(state: TableState, dice: tuple[int, ...], source: str) -> Step:
         phase=Phase.BETTING,
         pending=None,
         voided=False,
+        unlocked_by_void=False,
         last_roll=dice,
         history=((dice,) + state.history)[:HISTORY],
         rolls=state.rolls + 1,

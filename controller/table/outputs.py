@@ -35,8 +35,9 @@ class TableView:
     """The display's content, independent of how the display encodes it.
 
     ``dice`` is what the digits show: the last settled roll while betting is
-    open, nothing while the dice are out, the read waiting for the dealer, or
-    the dice being entered by hand. ``status`` is a short
+    open (none after a VOID reopened it), nothing while the dice are out, the
+    read waiting for the dealer when CONFIRM can settle it, or the dice being
+    entered by hand. ``status`` is a short
     word for the phase (``BETS``, ``LOCK``, ``SPIN``, ``CHECK``, ``HAND``).
     """
 
@@ -66,12 +67,15 @@ _STATUS = {
 def view_for(state: TableState) -> TableView:
     if state.phase is Phase.MANUAL and state.entry is not None:
         dice = state.entry.values
-    elif state.phase is Phase.PENDING and state.pending is not None:
+    elif state.phase is Phase.PENDING and state.pending is not None and state.pending.confirmable(state.dice_count):
         dice = state.pending.dice
-    elif state.phase is Phase.BETTING:
+    elif state.phase is Phase.BETTING and not state.unlocked_by_void:
         dice = state.last_roll
     else:
-        dice = ()  # locked or spinning: the new roll is not known yet, the last one is history
+        # Locked or spinning: the new roll is not known yet, the last one is history. A read CONFIRM
+        # cannot settle shows no dice (its guess beside "enter them" would look like a read), and
+        # neither does betting reopened by VOID (the last roll would look like the voided throw's).
+        dice = ()
     return TableView(
         game=state.game,
         dice=tuple(dice),

@@ -274,7 +274,7 @@ def test_with_the_camera_lost_the_display_asks_for_a_hand_entry_once_bets_are_lo
     assert display.shown[-1].phase == "locked"
     controller.submit({"event": "void"})
     controller.set_camera_lost(True)
-    assert display.shown[-1].phase == "open"  # betting: nothing to enter
+    assert display.shown[-1].phase == "void"  # betting reopened by VOID: nothing to enter
 
 
 def test_a_refused_press_says_no_for_a_moment_and_a_refused_bet_does_not(rig):
@@ -339,7 +339,7 @@ def test_a_cage_motor_that_will_not_start_shows_err_until_void(rig, monkeypatch)
     controller.submit({"event": "lock"})
     assert controller.state.phase is Phase.SPINNING and display.shown[-1].phase == "fault"
     controller.submit({"event": "void"})
-    assert display.shown[-1].phase == "open" and not controller.motor_failed
+    assert display.shown[-1].phase == "void" and not controller.motor_failed
     monkeypatch.undo()  # the motor mended: LOCK spins it, and the display says so
     controller.submit({"event": "lock"})
     assert display.shown[-1].phase == "rolling" and factory.pin(pins.cage_motor).state is True
@@ -349,7 +349,7 @@ def test_a_cage_motor_that_will_not_start_shows_err_until_void(rig, monkeypatch)
 
     monkeypatch.setattr(devices.motor, "stop", stuck)
     controller.submit({"event": "void"})  # a motor that will not stop: logged, the outputs still drawn
-    assert controller.state.phase is Phase.BETTING and display.shown[-1].phase == "open"
+    assert controller.state.phase is Phase.BETTING and display.shown[-1].phase == "void"
     assert factory.pin(pins.light_no_more_bets).state is False
     monkeypatch.undo()
     devices.motor.stop()

@@ -373,7 +373,8 @@ def test_no_read_with_a_wrong_count_keeps_no_dice():
     [
         ("craps", [LOCK, read("uncertain", [3, 4], 0.5)], "confirm", (3, 4)),    # CONFIRM settles it
         ("craps", [LOCK, read("no_read", [], 0.0)], "enter", ()),               # CONFIRM is refused
-        ("craps", [LOCK, read("no_read", [3, 4], 0.2)], "enter", (3, 4)),       # a whole roll seen: still no CONFIRM
+        ("craps", [LOCK, read("no_read", [3, 4], 0.2)], "enter", ()),  # a whole roll seen: no CONFIRM, no dice shown
+        ("craps", [LOCK, read("no_read", [3, 4], 0.2), MANUAL], "manual", (3,)),  # the guess starts the entry
         ("craps", [LOCK, read("no_read", [3, 1, 3, 3, 3], 0.1)], "enter", ()),
         ("hazard", [LOCK, SPIN_DONE, read("uncertain", [1, 2, 3], 0.5)], "confirm", (1, 2, 3)),
         ("hazard", [LOCK, SPIN_DONE, read("no_read", [1, 2], 0.1)], "enter", ()),
@@ -386,6 +387,8 @@ def test_no_read_with_a_wrong_count_keeps_no_dice():
         ("craps", [LOCK, MANUAL, read("ok", [2, 5]), VOID], "confirm", (2, 5)),  # read during the entry
         ("craps", [LOCK, MANUAL, read("no_read", [2], 0.1), VOID], "enter", ()),
         ("craps", [LOCK, MANUAL, VOID], "locked", ()),                           # no read yet: the camera waits
+        ("craps", [LOCK, read("uncertain", [3, 4], 0.5), VOID], "void", ()),  # voided: locked for the rethrow
+        ("hazard", [LOCK, SPIN_DONE, read("uncertain", [1, 2, 3], 0.5), VOID], "void", ()),  # until LOCK
     ],
 )
 def test_display_says_confirm_only_when_confirm_settles_the_read(game, events, phase, dice):
@@ -445,3 +448,23 @@ def test_long_replays_report_progress(tmp_path, monkeypatch):
         JournaledTable.open(journal, "craps", CONFIG, progress=lambda done, total: seen.append((done, total)))
         rows = len(journal)
     assert seen and all(total == rows for _, total in seen) and seen == sorted(seen)
+
+
+@pytest.mark.parametrize("game, events", [
+    ("craps", [read("ok", [6, 1]), LOCK, VOID]),
+    ("hazard", [SPIN_DONE, read("ok", [2, 2, 3]), LOCK, VOID]),  # VOID while the cage turns
+])
+def test_betting_reopened_by_void_does_not_show_the_last_roll_as_just_paid(game, events):
+    """After LOCK and VOID the display went back to the last roll and PAId: the voided throw
+    looked like a 7, settled."""
+    from controller.app import display_state
+
+    state, steps = run(new_table(game, CONFIG), LOCK, *events)
+    assert all(s.accepted for s in steps) and state.phase is Phase.BETTING
+    picture = display_state(state)
+    assert (picture.phase, picture.dice) == ("void", ())
+    assert picture.recent == state.history  # the last roll is history, not the result shown
+    state, _ = run(state, bet("A", "field", 500))
+    assert display_state(state).phase == "void"  # until the next lock
+    state, _ = run(state, LOCK)
+    assert display_state(state).phase in ("locked", "rolling")
