@@ -159,7 +159,7 @@ _CHECKS: dict[str, dict[str, Check]] = {
 
 def _build_delegated(merged: dict[str, Any], problems: list[tuple[str, str]]) -> dict[str, Any]:
     """Hand ``[rules]``, ``[pins]`` and ``[gpio]`` to the layers that own their keys."""
-    from controller.rules.config import ConfigError as RulesConfigError, TableConfig
+    from controller.rules.config import ConfigError as RulesConfigError, TableConfig, unbettable
     from hardware.gpio.pinmap import GpioConfigError, GpioSettings, PinMap
 
     built: dict[str, Any] = {}
@@ -172,6 +172,8 @@ def _build_delegated(merged: dict[str, Any], problems: list[tuple[str, str]]) ->
             built[section] = build(merged[section]) if section == "rules" else build(merged[section], where=section)
         except error_type as exc:
             problems += [(f"rules.{key}" if section == "rules" else key, message) for key, message in exc.problems]
+    if "rules" in built:
+        problems += [(f"rules.{key}", message) for key, message in unbettable(built["rules"])]
     return built
 
 

@@ -194,9 +194,7 @@ class TableConfig:
             with problems.each():
                 kwargs.update(_odds(data["odds"], base))
         problems.raise_any()
-        config = cls(**{**{f.name: getattr(base, f.name) for f in fields(cls)}, **kwargs})
-        _check_bettable(config)
-        return config
+        return cls(**{**{f.name: getattr(base, f.name) for f in fields(cls)}, **kwargs})
 
     def above_regulation(self) -> list[tuple[str, str]]:
         """The (key, message) of every maximum set above the regulation's: allowed, as the limits
@@ -221,19 +219,20 @@ class TableConfig:
         return found
 
 
-def _check_bettable(config: TableConfig) -> None:
-    """A minimum above the general maximum, or a payout unit no stake in between is a multiple of,
-    refuses every bet without a larger maximum of its own: a table that cannot take a bet."""
-    problems = []
-    if config.min_bet > config.max_bet:
-        problems.append(("min_bet", f"{config.min_bet} cents is above the general maximum (limits.default, "
-                                    f"{config.max_bet}): every bet would be refused"))
-    elif -(-config.min_bet // config.payout_unit) * config.payout_unit > config.max_bet:
-        problems.append(("payout_unit", f"no stake from min_bet ({config.min_bet}) to the general maximum "
-                                        f"(limits.default, {config.max_bet}) is a whole number of "
-                                        f"{config.payout_unit} cents: every bet would be refused"))
-    if problems:
-        raise ConfigError(*problems[0], *problems[1:])
+def unbettable(config: TableConfig) -> list[tuple[str, str]]:
+    """The (key, message) that make ``config`` a table refusing every bet: a minimum above every
+    maximum (the general one and each bet's own), or a payout unit no stake from the minimum up to
+    any maximum is a multiple of. A configuration file's check, not the engine's: a journal started
+    under such rules still replays (``journal audit``)."""
+    highest = max([config.max_bet, *(cents for _, _, cents in config.limits)])
+    smallest = -(-config.min_bet // config.payout_unit) * config.payout_unit  # the least stake in whole units
+    if config.min_bet > highest:
+        return [("min_bet", f"{config.min_bet} cents is above every maximum (the highest is {highest}): "
+                            "every bet would be refused")]
+    if smallest > highest:
+        return [("payout_unit", f"no stake from min_bet ({config.min_bet}) up to the highest maximum ({highest}) "
+                                f"is a whole number of {config.payout_unit} cents: every bet would be refused")]
+    return []
 
 
 def _seats(seats: Any) -> tuple[str, ...]:

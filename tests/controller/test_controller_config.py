@@ -68,6 +68,7 @@ def test_relative_state_dir_is_relative_to_the_file(tmp_path):
         ('[table]\npin_factory = "rpigpio"\n', "table.pin_factory", "one of mock, lgpio"),
         # a real table's file that forgot [camera] would settle real bets on generated dice
         ('[table]\npin_factory = "lgpio"\n', "camera.source", "made-up dice"),
+        ("[rules]\nmin_bet = 1000\n", "rules.min_bet", "every bet would be refused"),
         ("[hazard]\nspin_seconds = 0.0001\n", "hazard.spin_seconds", "too short to tumble"),
         ("[hazard]\nspin_seconds = inf\n", "hazard.spin_seconds", "number > 0"),
         ("[hazard]\nspin_seconds = 30\n", "hazard.spin_seconds", "longer than gpio.cage_max_run_s (10 s)"),

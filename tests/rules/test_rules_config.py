@@ -77,9 +77,6 @@ def test_a_bet_limited_as_a_whole_and_on_one_number_is_written_number_by_number(
     ({"limits": {"field": {"2": 500}}}, "limits.field"),
     ({"odds": {"take": {"7": 500}}}, "odds.take.7"),
     ({"odds": {"laying": {}}}, "odds.laying"),
-    ({"min_bet": 1000}, "min_bet"),  # above the general maximum: every bet refused
-    ({"min_bet": 300, "payout_unit": 260}, "payout_unit"),  # no multiple of $2.60 from $3 to $5
-    ({"payout_unit": 100000}, "payout_unit"),
 ])
 def test_errors_name_the_key(data, key):
     with pytest.raises(ConfigError) as info:
@@ -144,10 +141,28 @@ def test_the_good_settings_beside_a_bad_one_are_not_taken_half_way():
     assert info.value.problems == (("limits.place.8", "expected a positive whole number of cents, got 'lots'"),)
 
 
-def test_a_table_that_can_take_a_bet_is_not_refused_for_its_minimum_or_unit():
-    assert TableConfig.from_dict({"min_bet": 500}).min_bet == 500  # exactly the maximum
-    assert TableConfig.from_dict({"min_bet": 300, "payout_unit": 250}).payout_unit == 250  # $5.00 = 2 units
-    assert TableConfig.from_dict({"min_bet": 1000, "limits": {"default": 2000}}).min_bet == 1000
+@pytest.mark.parametrize("data, key", [
+    ({"min_bet": 1000}, "min_bet"),  # above every maximum, place 6 and 8's $6 included
+    ({"min_bet": 300, "payout_unit": 700}, "payout_unit"),  # no multiple of $7 from $3 up to $6
+    ({"payout_unit": 100000}, "payout_unit"),
+])
+def test_a_table_that_would_refuse_every_bet_is_named(data, key):
+    from controller.rules.config import unbettable
+
+    config = TableConfig.from_dict(data)  # the engine takes it: a journal started so still replays
+    assert [k for k, _ in unbettable(config)] == [key]
+
+
+@pytest.mark.parametrize("data", [
+    {"min_bet": 500},  # exactly the general maximum
+    {"min_bet": 600},  # only place 6 and 8 take it, but they do
+    {"min_bet": 1000, "limits": {"pass": 2000}},  # one bet's own maximum is enough
+    {"min_bet": 300, "payout_unit": 250},  # $5.00 is two units
+])
+def test_a_table_that_can_take_a_bet_is_not_refused_for_its_minimum_or_unit(data):
+    from controller.rules.config import unbettable
+
+    assert unbettable(TableConfig.from_dict(data)) == []
 
 
 def test_maxima_above_the_regulation_are_named_but_allowed():
