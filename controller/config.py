@@ -311,7 +311,8 @@ def validate(data: dict[str, Any], source: str) -> Config:
     camera = merged["camera"]
     _check_calibrated_size(camera, calibration, empty_image, problems)
     _check_real_table_camera(merged["table"]["pin_factory"], camera["source"], problems)
-    _check_spin(merged["hazard"]["spin_seconds"], built.get("gpio"), problems)
+    if merged["table"]["game"] == "hazard":  # only a hazard table turns the cage
+        _check_spin(merged["hazard"]["spin_seconds"], built.get("gpio"), problems)
     if camera["source"] == "folder" and not camera["path"]:
         problems.append(("camera.path", "must name the folder of images when camera.source is \"folder\""))
     elif camera["source"] in ("folder", "opencv") and isinstance(camera["path"], str) and camera["path"]:

@@ -69,9 +69,10 @@ def test_relative_state_dir_is_relative_to_the_file(tmp_path):
         # a real table's file that forgot [camera] would settle real bets on generated dice
         ('[table]\npin_factory = "lgpio"\n', "camera.source", "made-up dice"),
         ("[rules]\nmin_bet = 1000\n", "rules.min_bet", "every bet would be refused"),
-        ("[hazard]\nspin_seconds = 0.0001\n", "hazard.spin_seconds", "too short to tumble"),
+        ('[table]\ngame = "hazard"\n[hazard]\nspin_seconds = 0.0001\n', "hazard.spin_seconds", "too short to tumble"),
         ("[hazard]\nspin_seconds = inf\n", "hazard.spin_seconds", "number > 0"),
-        ("[hazard]\nspin_seconds = 30\n", "hazard.spin_seconds", "longer than gpio.cage_max_run_s (10 s)"),
+        ('[table]\ngame = "hazard"\n[hazard]\nspin_seconds = 30\n', "hazard.spin_seconds",
+         "longer than gpio.cage_max_run_s (10 s)"),
         ("[rules.limits]\ndefault = 12.5\n", "rules.limits.default", "cents"),
         ("[rules]\nseats = []\n", "rules.seats", "non-empty list"),
         ("[rules]\nfield_pays_triple = true\n", "rules.field_pays_triple", "unknown setting"),
@@ -204,3 +205,8 @@ def test_every_problem_of_a_calibration_file_is_its_own_line_naming_both_files(t
         load(_write(tmp_path, '[calibration]\nfile = "cal/calibration.toml"\n'))
     assert [key for key, _ in info.value.problems] == ["calibration.file", "calibration.file"]
     assert all(message.startswith(f"{calibration}: calibration.") for _, message in info.value.problems)
+
+
+def test_a_spin_time_is_checked_only_at_the_hazard_table(tmp_path):
+    """A leftover [hazard] spin_seconds = 0.5 refused a craps table, which has no cage."""
+    assert load(_write(tmp_path, "[hazard]\nspin_seconds = 0.5\n")).game == "craps"
