@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from controller.journal import EFFECT, Journal, game_events
+from controller.journal import EFFECT, INPUT, Journal, game_events
 from controller.journal.chain import canonical_json
 from controller.rules import BetRejected, ConfigError, TableConfig, apply, new_game, parse_event
 
@@ -39,7 +39,8 @@ class AuditReport:
     journal: dict[str, Any] | None = None
     recomputed: dict[str, Any] | None = None
     pending: int | None = None
-    """The journal's last row, when it is a game input whose outcome is not journaled yet."""
+    """The journal's last row, when it is a game input whose outcome is not journaled yet (a bet's
+    refusal, a removal's return)."""
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"ok": self.ok, "game": self.game, "rolls": self.rolls,
@@ -65,6 +66,9 @@ def audit(journal: Journal) -> AuditReport:
     recorded = iter([(e.seq, e.event) for e in entries
                      if e.kind == EFFECT and e.event.get("event") in SETTLEMENT_EVENTS])
     rolls = settlements = returned = 0
+    # An input written last may still lack its effects (written in the next transaction); a roll's
+    # settlements are written with it, so a trailing roll is never pending.
+    last_input = entries[-1].seq if entries[-1].kind == INPUT else None
 
     def fail(row: int | None, reason: str, journal_side: dict | None = None, ours: dict | None = None) -> AuditReport:
         return AuditReport(False, game, rolls, settlements, returned, row, reason, journal_side, ours)
@@ -73,7 +77,7 @@ def audit(journal: Journal) -> AuditReport:
         try:
             step = apply(state, parse_event(event))
         except BetRejected as no:
-            if seq == entries[-1].seq:
+            if seq == last_input:
                 # Written, but its refusal not yet: a live table between its two commits, or one
                 # stopped there (its restart completes it). Nothing after it can differ.
                 return AuditReport(True, game, rolls, settlements, returned, pending=seq)
@@ -84,6 +88,9 @@ def audit(journal: Journal) -> AuditReport:
         for effect in step.effects:
             ours = effect.to_json()
             theirs = next(recorded, None)
+            if theirs is None and seq == last_input:
+                # A bet taken down as the journal's last row, its return not written yet (as above).
+                return AuditReport(True, game, rolls, settlements, returned, pending=seq)
             if theirs is None:
                 return fail(seq, f"row {seq} settles a bet the journal never settled", None, ours)
             if canonical_json(theirs[1]) != canonical_json(ours):

@@ -62,6 +62,8 @@ def test_a_last_bet_whose_refusal_is_not_journaled_yet_is_pending_not_a_differen
         journal.append({"event": "rejected", "reason": "over the limit"}, EFFECT)
         journal.append({"event": "bet", "seat": "A", "bet": "field", "amount": 500})
         assert audit(journal).to_json().get("pending") is None  # the engine accepts it: nothing pending
+        journal.append({"event": "remove", "seat": "A", "bet": "field"})  # its `returned` not written yet
+        assert audit(journal).to_json()["pending"] == len(journal)
 
 
 def _come_out_seven_with_a_place_bet(folder, config: TableConfig) -> None:
