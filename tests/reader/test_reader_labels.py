@@ -275,3 +275,21 @@ def test_a_linked_label_is_read_by_the_names_beside_the_link(tmp_path):
     _write(tmp_path / "set" / "classes.txt", "6\n5\n4\n3\n2\n1\n")
     found = load_labelled(tmp_path / "set")
     assert found.images[0].values == (6,) and found.orphans == ()
+
+
+def test_class_names_are_written_only_where_none_name_the_classes_otherwise(tmp_path):
+    """journal frames --yolo, the scene writer and the alterer write into folders that may hold
+    another tool's labels: rewriting their names would change every face there."""
+    from vision.benchtool.labels import write_class_names
+
+    ours = tmp_path / "ours"
+    ours.mkdir()
+    written = write_class_names(ours)
+    assert written.read_text().split() == ["1", "2", "3", "4", "5", "6"]
+    assert write_class_names(ours) == written  # again: the same names, left as they are
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    (theirs / "data.yaml").write_text("names: ['five', 'four', 'one', 'six', 'three', 'two']\n")
+    with pytest.raises(LabelError, match="names the classes otherwise"):
+        write_class_names(theirs)
+    assert not (theirs / "classes.txt").exists()

@@ -43,6 +43,7 @@ one folder.
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,7 +52,7 @@ from typing import get_args
 import cv2
 import numpy as np
 
-from vision.benchtool.labels import LabelledDie, LabelledImage, load_folder, write_class_names, yolo_line
+from vision.benchtool.labels import LabelError, LabelledDie, LabelledImage, load_folder, write_class_names, yolo_line
 from vision.benchtool.split import Split, select
 
 
@@ -229,7 +230,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--close-up must be over 0 and at most 1, and cannot go with --factor")
     how = Alteration(args.factor, args.gamma, args.blur, args.noise, args.jpeg, args.close_up,
                      args.turn, args.mirror, args.grey, args.swap_channels, args.stretch)
-    n = write_altered(select(load_folder(args.folder), args.split), args.out_dir, how, args.seed)
+    try:
+        n = write_altered(select(load_folder(args.folder), args.split), args.out_dir, how, args.seed)
+    except LabelError as exc:  # the folder's labels, or an output folder labelled otherwise already
+        print(f"vision.benchtool.altered: {exc}", file=sys.stderr)
+        return 2
     print(f"{args.out_dir}: {n} images")
     return 0
 

@@ -311,9 +311,18 @@ def yolo_line(die: LabelledDie) -> str:
 def write_class_names(folder: Path) -> Path:
     """Write ``classes.txt`` (``1`` .. ``6``) into the label folder ``folder``, as :func:`yolo_line`
     numbers the classes: a folder this project labels then says so itself, and is not read by a
-    names file that happens to lie in a folder above it."""
+    names file that happens to lie in a folder above it.
+
+    A folder that names its classes otherwise already (labels of another tool, which new ones
+    would join) is a :class:`LabelError`: rewriting its names would change the faces of the labels
+    there, and a ``classes.txt`` beside its ``data.yaml`` would take its place."""
+    found = _names_in(folder)
+    if found is not None and found.faces != DEFAULT_FACES:
+        raise LabelError(f"{found.source}: names the classes otherwise than face - 1; "
+                         "write these labels to a folder of their own")
     path = folder / CLASS_NAME_FILES[0]
-    path.write_text("".join(f"{face}\n" for face in DEFAULT_FACES))
+    if found is None:
+        path.write_text("".join(f"{face}\n" for face in DEFAULT_FACES))
     return path
 
 

@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import argparse
 import csv
+import sys
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-from vision.benchtool.labels import boxed_die, write_class_names, yolo_line
+from vision.benchtool.labels import LabelError, boxed_die, write_class_names, yolo_line
 from vision.model import frame_size
 from vision.scenes.render import SceneLabel, render_scene
 
@@ -76,7 +77,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--size", type=_size, default=(640, 480), metavar="WxH",
                         help="frame size (default 640x480); dice scale with the width")
     args = parser.parse_args(argv)
-    write_dataset(args.out_dir, args.count, args.seed, args.size)
+    try:
+        write_dataset(args.out_dir, args.count, args.seed, args.size)
+    except LabelError as exc:  # a folder labelled otherwise already
+        print(f"vision.scenes.dataset: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -141,7 +141,8 @@ def _write_yolo(journal, frames_dir: Path, out: Path, dealer_only: bool) -> int:
     import shutil
 
     from controller.journal import boxed_frames, frame_labels
-    from vision.benchtool.labels import CLASS_NAME_FILES, IMAGE_SUFFIXES, boxed_die, write_class_names, yolo_line
+    from vision.benchtool.labels import (CLASS_NAME_FILES, IMAGE_SUFFIXES, LabelError, boxed_die, write_class_names,
+                                         yolo_line)
 
     ruled = sum(1 for _ in frame_labels(journal, dealer_only=dealer_only))
     written = missing = 0
@@ -161,7 +162,7 @@ def _write_yolo(journal, frames_dir: Path, out: Path, dealer_only: bool) -> int:
             (out / "labels" / label).write_text(
                 "".join(yolo_line(boxed_die(face, box, width, height)) + "\n" for box, face in boxed.dice))
             written += 1
-    except OSError as exc:
+    except (OSError, LabelError) as exc:
         print(f"dicetable journal frames: {exc}", file=sys.stderr)
         return 2
     unlabelled = ruled - written - missing
