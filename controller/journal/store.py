@@ -17,8 +17,9 @@ truth.
 Files beside ``journal.sqlite3``: ``-wal`` and ``-shm`` are SQLite's (committed rows
 wait in the ``-wal`` until a checkpoint folds them into the file), ``journal.lock``
 is the writer's lock (:class:`WriterLock`). The writer folds the log in when it opens
-and when it closes, so after a clean stop, and once a table has restarted, the file
-alone holds every row; between the two, and after a crash, it does not: copy a journal
+and when it closes, so after a clean stop (unless a reader was in the middle of a long
+read then), and once a table has restarted, the file alone holds every row; between the
+two, and after a crash, it does not: copy a journal
 with :func:`archive` (SQLite's backup), never with ``cp`` or ``mv`` of the file.
 """
 from __future__ import annotations
@@ -177,16 +178,20 @@ class WriterLock:
         # A file object, not a bare descriptor: a writer dropped without close() still frees the lock.
         self._file = open(os.open(lock_path(journal_path), os.O_RDWR | os.O_CREAT, 0o644), "r+b", buffering=0)
         try:
-            fcntl.flock(self._file, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            held_by = self._file.read(64).decode(errors="replace")
-            self._file.close()
-            raise _busy(journal_path, held_by, holder) from None
-        except BaseException:
+            try:
+                fcntl.flock(self._file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise _busy(journal_path, self._file.read(64).decode(errors="replace"), holder) from None
+            self._file.truncate(0)
+            self._file.write(f"{os.getpid()} {holder}\n".encode())
+            if os.geteuid() == 0:
+                # Made by root (an operator's sudo), it must stay the service's to open: hand it to the
+                # owner of the state folder, as SQLite hands its -wal and -shm to the file's owner.
+                folder = os.stat(journal_path.parent)
+                os.fchown(self._file.fileno(), folder.st_uid, folder.st_gid)
+        except BaseException:  # a full disk, a folder gone: nothing is held
             self._file.close()
             raise
-        self._file.truncate(0)
-        self._file.write(f"{os.getpid()} {holder}\n".encode())
 
     def release(self) -> None:
         """Give the lock up (closing the file is what releases it); the holder's name goes first."""
@@ -236,7 +241,11 @@ class Journal:
         self.path = Path(path)
         self._clock = clock
         self._lock: WriterLock | None = None
-        if self.path.is_dir():  # SQLite says only "disk I/O error" or "unable to open database file"
+        try:
+            is_folder = self.path.is_dir()
+        except OSError as exc:  # a folder this user may not enter: a reason, never a traceback
+            raise JournalUnreadable(f"cannot read the journal {self.path}: {exc.strerror or exc}") from exc
+        if is_folder:  # SQLite says only "disk I/O error" or "unable to open database file"
             raise JournalError(f"{self.path} is a folder, not a journal file")
         self._db = self._open_reader() if readonly else self._open_writer()
         self._tail: tuple[int, str] | None = None
@@ -299,8 +308,9 @@ class Journal:
                 if not _unreadable(exc):
                     return db
                 db.close()
-                if (exc.sqlite_errorcode & 0xFF == sqlite3.SQLITE_CANTOPEN and not os.access(self.path.parent, os.W_OK)
-                        and not _log_holds_rows(self.path)):
+                # A folder it may not write: CANTOPEN, or READONLY ("readonly directory") when the -shm is missing.
+                if (exc.sqlite_errorcode & 0xFF in (sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_READONLY)
+                        and not os.access(self.path.parent, os.W_OK) and not _log_holds_rows(self.path)):
                     return sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True, isolation_level=None)
                 raise
         except sqlite3.Error as exc:
@@ -319,12 +329,13 @@ class Journal:
 
     def close(self) -> None:
         """Close; the writer first folds the log into the file (so after a clean stop the file alone
-        holds every row, even if a reader kept SQLite from doing so itself), then gives up its lock."""
+        holds every row, but for a reader in the middle of a long read: :meth:`_fold_log`), then
+        gives up its lock."""
         if self._lock is None:
             self._db.close()
             return
         try:
-            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            self._fold_log()
         except sqlite3.Error as exc:  # the rows stay in the -wal; the next start folds them in
             log.warning("could not fold the journal's log into %s: %s", self.path, exc)
         finally:
@@ -337,6 +348,15 @@ class Journal:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def _fold_log(self) -> None:
+        """Fold the log into the file (a checkpoint that empties the -wal). A reader in the middle of
+        a read (a long export) holds part of the log past SQLite's busy wait: the rows then stay in
+        the -wal, where the next start folds them in, and the log says so."""
+        busy, _, _ = self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        if busy:
+            log.warning("a reader kept the last rows of %s in its -wal; the next start folds them in "
+                        "(archive with `dicetable journal archive`, never a copy of the file alone)", self.path)
 
     def _rows(self, sql: str, *params: Any) -> Iterator[tuple]:
         """The rows of a query; a file SQLite cannot read (cut short, overwritten, not a journal,
@@ -444,12 +464,12 @@ def archive(state_dir: Path | str, to: Path | str) -> Archived:
     runs on ``state_dir``. A journal whose chain is broken is archived as it is (the report says so):
     the archive is the evidence."""
     source = Path(state_dir) / JOURNAL_FILE
-    if not source.exists():
-        raise JournalError(_no_journal(source))
     try:
+        if not source.exists():
+            raise JournalError(_no_journal(source))
         lock = WriterLock(source, ARCHIVE)
-    except OSError as exc:
-        raise JournalError(f"cannot lock the journal {source}: {exc}") from exc
+    except OSError as exc:  # a folder this user may not enter, or not write its lock in
+        raise JournalError(f"cannot archive the journal {source}: {exc}") from exc
     try:
         target, report = _verified_copy(source, Path(to).absolute())
         try:  # the file first: a -wal left behind alone stops the next start, a file left alone would not
@@ -466,30 +486,65 @@ def archive(state_dir: Path | str, to: Path | str) -> Archived:
 
 def _verified_copy(source: Path, folder: Path) -> tuple[Path, VerifyReport]:
     """The archive of the journal ``source`` made in ``folder``, once it holds exactly the original's rows
-    and ``verify`` says the same of both, with that report; otherwise :class:`JournalError`, and no copy."""
+    and ``verify`` says the same of both, with that report; otherwise :class:`JournalError`, and no copy.
+
+    The copy is made under a temporary name and given its own only once verified and on disk (a
+    link, which fails if the name is taken): a power cut mid-copy leaves no file that looks like an
+    archive, nor one that keeps the next try from its name. A damaged journal (a failing card) is
+    archived too, as the evidence it is: its copy must hold the same rows up to the damage and be
+    damaged at the same row."""
     from controller.journal.verify import verify  # verify.py builds on this module
 
     try:
         with Journal(source, readonly=True) as original:
             report = verify(original)
-            first = next(original.raw_rows(), None)
-            if first is None:
+            held = _rows_until_damage(original)
+            rows = held[0]
+            if not rows:
                 raise JournalError(f"{source} holds no rows: there is nothing to archive")
-            last = next(original._rows("SELECT MAX(seq) FROM journal"))[0]
-            target = folder / f"journal-{_stamp(first[1])}-{last}.sqlite3"
-            _copy(original, target)
+            target = folder / f"journal-{_stamp(rows[0][1])}-{rows[-1][0]}.sqlite3"
+            if target.exists():
+                raise JournalError(f"{target} exists already (an archive is never overwritten); nothing was archived")
+            partial = target.with_name(f".{target.name}.part")
+            _discard(partial)  # what a power cut left of an earlier try
+            _copy(original, partial)
             try:
-                with Journal(target, readonly=True) as copy:
-                    same = (all(a == b for a, b in zip_longest(original.raw_rows(), copy.raw_rows()))
-                            and verify(copy) == report)
+                with Journal(partial, readonly=True) as copy:
+                    same = _rows_until_damage(copy) == held and _same_verdict(verify(copy), report)
                 if not same:
-                    raise JournalError(f"the copy {target} does not hold the rows of {source}; nothing was removed")
+                    raise JournalError(f"the copy in {folder} does not hold the rows of {source}; nothing was removed")
+                os.link(partial, target)
+                _discard(partial)
+                _sync_folder(folder)
+            except FileExistsError:
+                _discard(partial)
+                raise JournalError(f"{target} exists already (an archive is never overwritten); nothing was archived") from None
             except BaseException:
-                _discard(target)
+                _discard(partial)
                 raise
     except OSError as exc:
         raise JournalError(f"cannot archive the journal {source}: {exc}") from exc
     return target, report
+
+
+def _rows_until_damage(journal: Journal) -> tuple[list[tuple], str | None]:
+    """Every row as stored, up to where the file cannot be read, and whether it could not (its
+    reason without the file's name, which differs between a journal and its copy)."""
+    rows: list[tuple] = []
+    reading = journal.raw_rows()
+    try:
+        rows.extend(reading)
+    except JournalError as exc:
+        return rows, str(exc).replace(str(journal.path), "")
+    finally:
+        reading.close()  # before the journal is: a generator closed later would touch a closed file
+    return rows, None
+
+
+def _same_verdict(copy: VerifyReport, original: VerifyReport) -> bool:
+    """``verify`` says the same of both: intact, or broken at the same row, after the same rows."""
+    return (copy.ok, copy.rows, copy.broken_seq, copy.head) == (original.ok, original.rows, original.broken_seq,
+                                                               original.head)
 
 
 def _stamp(ts: str) -> str:
@@ -501,13 +556,9 @@ def _stamp(ts: str) -> str:
 
 
 def _copy(original: Journal, target: Path) -> None:
-    """Back ``original`` up into ``target``, a file this call creates (an existing one is refused, never
-    overwritten), as a journal without a log, and on disk before this returns."""
+    """Back ``original`` up into ``target``, a new file, as a journal without a log, and on disk
+    before this returns."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
-    except FileExistsError:
-        raise JournalError(f"{target} exists already (an archive is never overwritten); nothing was archived") from None
     try:
         db = sqlite3.connect(target, isolation_level=None)
         try:
@@ -527,8 +578,9 @@ def _copy(original: Journal, target: Path) -> None:
 
 
 def _discard(target: Path) -> None:
-    """Remove a copy that failed, with the rollback journal SQLite may have left beside it."""
-    for path in (target, _beside(target, "-journal")):
+    """Remove a copy that failed (or the temporary one, once linked), with what SQLite may have left
+    beside it."""
+    for path in (target, *(_beside(target, suffix) for suffix in ("-journal", "-wal", "-shm"))):
         path.unlink(missing_ok=True)
 
 

@@ -96,6 +96,18 @@ def fitting_entries(journal: Journal, game: str, config: TableConfig) -> list[En
     return entries
 
 
+def replayed(entries: list[Entry]) -> TableState:
+    """The table a journal's rows leave, replayed under the journal's own header (the game and the
+    rules it was started with) without writing anything: a look at a journal no table holds, such as
+    ``journal archive`` takes before it moves one away."""
+    header = entries[0].event
+    state = flow.new_table(header["game"], TableConfig.from_dict(header.get("rules", {})))
+    for entry in entries[1:]:
+        if entry.kind == INPUT:
+            state = flow.step(state, entry.event).state
+    return state
+
+
 def _differing_keys(journaled: Any, configured: Any, prefix: str = "") -> list[str]:
     """The dotted keys of the rules whose values differ between the journal's header and the
     configuration (``limits.place.6``): "other rules" alone sent the operator through every key."""

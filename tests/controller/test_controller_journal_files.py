@@ -325,3 +325,108 @@ def test_on_read_only_media_a_copied_journal_and_an_archive_verify_and_nothing_i
     assert done.returncode == 0, done.stderr
     assert [json.loads(line)["rows"] for line in done.stdout.splitlines()] == [2, 2]
     assert _files(media / "copied") == {"journal.sqlite3"}
+
+
+# --- found in review ----------------------------------------------------------------------------------------
+
+
+def test_a_damaged_journal_is_archived_as_the_evidence_it_is(tmp_path, capfd):
+    """A failing card's damage stopped the table (chain broken) and archive alike, leaving no way on
+    the docs allow; the copy's generator was also left to fail on a closed file ("Exception ignored")."""
+    state = tmp_path / "state"
+    with Journal.open(state) as journal:
+        for n in range(400):
+            journal.append({"event": "bet", "seat": "A", "bet": "field", "amount": 100 + n})
+    data = bytearray((state / "journal.sqlite3").read_bytes())
+    middle = len(data) // 2
+    data[middle:middle + 300] = b"\xff" * 300
+    (state / "journal.sqlite3").write_bytes(bytes(data))
+    with Journal.open(state, readonly=True) as journal:
+        assert not verify(journal).ok
+    assert main(["journal", "--state-dir", str(state), "archive", "--to", str(tmp_path / "a")]) == 0
+    out, err = capfd.readouterr()
+    done = json.loads(out)
+    assert done["ok"] is False and "keep" in err and "Exception ignored" not in err
+    assert not (state / "journal.sqlite3").exists()
+    with Journal(Path(done["archived"]), readonly=True) as copy:
+        assert verify(copy).broken_seq == done["broken_seq"]
+
+
+def test_an_archive_is_named_only_once_it_is_whole(tmp_path, capsys, monkeypatch):
+    """Made under its final name, a copy cut short by a power cut looked like an archive and took
+    the name the next try needed."""
+    _crash(tmp_path / "state", 4)
+    real_copy = store._copy
+
+    def cut_short(original: Journal, target: Path) -> None:
+        real_copy(original, target)
+        raise KeyboardInterrupt  # the power goes mid-archive
+
+    monkeypatch.setattr(store, "_copy", cut_short)
+    with pytest.raises(KeyboardInterrupt):
+        store.archive(tmp_path / "state", tmp_path / "a")
+    assert not any(name.endswith(".sqlite3") for name in _files(tmp_path / "a"))
+    (tmp_path / "a" / ".journal-x.sqlite3.part").write_text("left by a power cut")  # not ours to block on
+    monkeypatch.undo()
+    assert main(["journal", "--state-dir", str(tmp_path / "state"), "archive", "--to", str(tmp_path / "a")]) == 0
+    archived = Path(json.loads(capsys.readouterr().out)["archived"])
+    assert archived.parent == tmp_path / "a" and not archived.name.startswith(".")
+    assert not any(name.endswith(".part") and name != ".journal-x.sqlite3.part" for name in _files(tmp_path / "a"))
+
+
+def test_a_folder_this_user_may_not_enter_is_a_reason_not_a_traceback(tmp_path, monkeypatch):
+    def refused(self):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(Path, "is_dir", refused)
+    with pytest.raises(JournalUnreadable, match="Permission denied"):
+        Journal.open(tmp_path, readonly=True)
+
+
+def test_a_lock_made_by_root_is_handed_to_the_state_folders_owner(tmp_path):
+    """`sudo dicetable journal archive` left a root-owned journal.lock the service could not open."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root to make a lock as root")
+    state = tmp_path / "state"
+    state.mkdir()
+    os.chown(state, 4321, 4321)
+    lock = store.WriterLock(state / "journal.sqlite3", store.ARCHIVE)
+    try:
+        owner = (state / "journal.lock").stat()
+        assert (owner.st_uid, owner.st_gid) == (4321, 4321)
+    finally:
+        lock.release()
+
+
+def test_a_reader_in_the_middle_of_a_read_at_the_writers_close_is_logged(tmp_path, caplog):
+    writer = Journal.open(tmp_path)
+    for n in range(50):
+        writer.append({"event": "lock", "n": n})
+    reader = Journal.open(tmp_path, readonly=True)
+    reading = reader.entries()
+    next(reading)  # a long export, part way
+    writer._db.execute("PRAGMA busy_timeout = 50")
+    writer.close()
+    assert "a reader kept the last rows" in caplog.text
+    reading.close()
+    reader.close()
+    with Journal.open(tmp_path) as again:  # the next start folds them in
+        assert len(again) == 50
+
+
+def test_archive_refuses_while_bets_are_on_the_layout_unless_forced(tmp_path, capsys):
+    """The next start is a fresh table: a pass bet on a point, archived away, left the table unknown."""
+    from controller.rules import TableConfig
+    from controller.table import JournaledTable
+
+    with Journal.open(tmp_path / "state") as journal:
+        table = JournaledTable.open(journal, "craps", TableConfig())
+        for event in ({"event": "bet", "seat": "A", "bet": "pass", "amount": 500}, {"event": "lock"},
+                      {"event": "manual", "dice": [4, 4]}):
+            assert table.submit(event).accepted
+    assert main(["journal", "--state-dir", str(tmp_path / "state"), "archive", "--to", str(tmp_path / "a")]) == 2
+    assert "1 bet on the layout ($5.00)" in capsys.readouterr().err
+    assert (tmp_path / "state" / "journal.sqlite3").exists() and _files(tmp_path / "a") == set()
+    assert main(["journal", "--state-dir", str(tmp_path / "state"), "archive", "--to", str(tmp_path / "a"),
+                 "--force"]) == 0
+    assert not (tmp_path / "state" / "journal.sqlite3").exists()

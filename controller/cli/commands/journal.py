@@ -69,6 +69,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "archive", help="with the table stopped: move its journal into DIR as one verified file "
                         "(journal-<first row's UTC time>-<last seq>.sqlite3), so the next start begins a new one")
     archive.add_argument("--to", required=True, metavar="DIR", help="the archive folder (made if missing)")
+    archive.add_argument("--force", action="store_true",
+                         help="archive even with bets on the layout or a roll under way (they stay in the archive, "
+                              "not on the new table)")
 
 
 def _state_dir(args: argparse.Namespace):
@@ -94,7 +97,13 @@ def _archive(args: argparse.Namespace) -> int:
         print("dicetable journal archive: give the table's --state-dir or --config, not --file", file=sys.stderr)
         return 2
     try:
-        done = archive(_state_dir(args), args.to)
+        state_dir = _state_dir(args)
+        unfinished = None if args.force else _unfinished_business(state_dir)
+        if unfinished:
+            print(f"dicetable journal archive: {unfinished}; the next start would begin a fresh table without "
+                  "them: settle or take them down first (or --force: they stay in the archive only)", file=sys.stderr)
+            return 2
+        done = archive(state_dir, args.to)
     except (ConfigError, JournalError) as exc:
         print(f"dicetable journal archive: {exc}", file=sys.stderr)
         return 2
@@ -103,6 +112,33 @@ def _archive(args: argparse.Namespace) -> int:
         print(f"dicetable journal archive: archived as it is, but its chain is broken at row {done.report.broken_seq} "
               f"({done.report.reason}): keep {done.path} as the evidence", file=sys.stderr)
     return 0
+
+
+def _unfinished_business(state_dir) -> str | None:
+    """What archiving the journal of ``state_dir`` would drop from the table: bets on the layout, or
+    a roll under way (the journal replayed under its own rules, writing nothing). None when the
+    layout is clear, or when the journal cannot be replayed (a damaged one is archived as evidence)."""
+    from controller import rules
+    from controller.journal import Journal, JournalError
+    from controller.table import Phase
+    from controller.table.journaled import replayed
+
+    try:
+        with Journal.open(state_dir, readonly=True) as journal:
+            entries = list(journal.entries())
+        state = replayed(entries) if entries and entries[0].event.get("event") == "table" else None
+    except (JournalError, ValueError, KeyError, TypeError):  # damaged or foreign: archive() says what it can
+        return None
+    if state is None:
+        return None
+    found = []
+    if state.phase is not Phase.BETTING:
+        found.append(f"a roll is under way ({state.phase.value})")
+    on_layout = rules.open_bets(state.rules)
+    if on_layout:
+        found.append(f"{len(on_layout)} bet{'s' if len(on_layout) != 1 else ''} on the layout "
+                     f"(${rules.staked(state.rules) / 100:.2f})")
+    return " and ".join(found) or None
 
 
 def _suggest_demo_journals(state_dir) -> None:
