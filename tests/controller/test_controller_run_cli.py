@@ -268,3 +268,20 @@ def test_the_journal_commands_read_only_the_state_dir_of_a_file_being_mended(tmp
     _table_file(tmp_path, '[hazard]\nspin_secnds = 3\n[calibration]\nfile = "not-made-yet.toml"\n')
     assert main(["journal", "--config", config, "verify"]) == 0
     assert '"rows": 2' in capsys.readouterr().out
+
+
+def test_check_on_a_state_folder_this_user_may_not_enter_says_so(tmp_path, capsys, monkeypatch):
+    from pathlib import Path
+
+    config = _table_file(tmp_path)
+    real_exists = Path.exists
+
+    def refused(self):
+        if self.name == "journal.sqlite3":
+            raise PermissionError(13, "Permission denied")
+        return real_exists(self)
+
+    monkeypatch.setattr(Path, "exists", refused)
+    assert main(["run", "--config", config, "--check"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot read the journal" in err and "Permission denied" in err and "Traceback" not in err

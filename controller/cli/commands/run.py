@@ -120,6 +120,9 @@ def _check(config: Config) -> int:
     except JournalError as exc:
         print(f"dicetable run: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # a state folder this user may not enter (run it as the service's user)
+        print(f"dicetable run: cannot read the journal {path}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     from controller.camera import uncalibrated_warning
 
     warnings = [w for w in (uncalibrated_warning(config), *rules_warnings(config), *device_warnings(config)) if w]
