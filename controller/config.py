@@ -172,8 +172,8 @@ def _build_delegated(merged: dict[str, Any], problems: list[tuple[str, str]]) ->
             built[section] = build(merged[section]) if section == "rules" else build(merged[section], where=section)
         except error_type as exc:
             problems += [(f"rules.{key}" if section == "rules" else key, message) for key, message in exc.problems]
-    if "rules" in built:
-        problems += [(f"rules.{key}", message) for key, message in unbettable(built["rules"])]
+    if "rules" in built and merged["table"]["game"] in GAMES:
+        problems += [(f"rules.{key}", message) for key, message in unbettable(built["rules"], merged["table"]["game"])]
     return built
 
 
@@ -397,16 +397,16 @@ def load(path: Path | str | None, *, without_calibration: bool = False) -> Confi
     return validate(data, str(path))
 
 
-def load_rules(path: Path | str) -> Any:
-    """Only the ``[rules]`` of the file at ``path``, as a ``TableConfig``: ``dicetable replay``
-    needs nothing else, and a mistake elsewhere in the file (a misspelt camera key, a calibration
-    not made yet) must not keep an auditor from recomputing the settlements."""
+def load_rules(path: Path | str, game: str) -> Any:
+    """Only the ``[rules]`` of the file at ``path``, as a ``TableConfig`` for ``game``: ``dicetable
+    replay`` needs nothing else, and a mistake elsewhere in the file (a misspelt camera key, a
+    calibration not made yet) must not keep an auditor from recomputing the settlements."""
     data = _read_toml(Path(path))
     problems: list[tuple[str, str]] = []
     rules = data.get("rules", {})
     if not isinstance(rules, dict):
         raise ConfigError(str(path), [("rules", "must be a table ([section])")])
-    built = _build_delegated({"rules": rules, "pins": {}, "gpio": {}}, problems)
+    built = _build_delegated({"rules": rules, "pins": {}, "gpio": {}, "table": {"game": game}}, problems)
     if problems:
         raise ConfigError(str(path), problems)
     return built["rules"]

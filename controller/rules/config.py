@@ -219,19 +219,19 @@ class TableConfig:
         return found
 
 
-def unbettable(config: TableConfig) -> list[tuple[str, str]]:
-    """The (key, message) that make ``config`` a table refusing every bet: a minimum above every
-    maximum (the general one and each bet's own), or a payout unit no stake from the minimum up to
-    any maximum is a multiple of. A configuration file's check, not the engine's: a journal started
-    under such rules still replays (``journal audit``)."""
-    highest = max([config.max_bet, *(cents for _, _, cents in config.limits)])
+def unbettable(config: TableConfig, game: str) -> list[tuple[str, str]]:
+    """The (key, message) that make ``config`` a ``game`` table refusing every bet: a minimum above
+    the maximum of every bet of that game (each bet's own, or the general one), or a payout unit no
+    stake from the minimum up to any of them is a multiple of. A configuration file's check, not the
+    engine's: a journal started under such rules still replays (``journal audit``)."""
+    highest = max(config.maximum(kind.name, number) for kind in BET_KINDS[game] for number in kind.numbers)
     smallest = -(-config.min_bet // config.payout_unit) * config.payout_unit  # the least stake in whole units
     if config.min_bet > highest:
-        return [("min_bet", f"{config.min_bet} cents is above every maximum (the highest is {highest}): "
-                            "every bet would be refused")]
+        return [("min_bet", f"{config.min_bet} cents is above every {game} bet's maximum (the highest is "
+                            f"{highest}): every bet would be refused")]
     if smallest > highest:
-        return [("payout_unit", f"no stake from min_bet ({config.min_bet}) up to the highest maximum ({highest}) "
-                                f"is a whole number of {config.payout_unit} cents: every bet would be refused")]
+        return [("payout_unit", f"no stake from min_bet ({config.min_bet}) up to the highest {game} maximum "
+                                f"({highest}) is a whole number of {config.payout_unit} cents: every bet would be refused")]
     return []
 
 

@@ -150,7 +150,7 @@ def test_a_table_that_would_refuse_every_bet_is_named(data, key):
     from controller.rules.config import unbettable
 
     config = TableConfig.from_dict(data)  # the engine takes it: a journal started so still replays
-    assert [k for k, _ in unbettable(config)] == [key]
+    assert [k for k, _ in unbettable(config, "craps")] == [key]
 
 
 @pytest.mark.parametrize("data", [
@@ -162,7 +162,20 @@ def test_a_table_that_would_refuse_every_bet_is_named(data, key):
 def test_a_table_that_can_take_a_bet_is_not_refused_for_its_minimum_or_unit(data):
     from controller.rules.config import unbettable
 
-    assert unbettable(TableConfig.from_dict(data)) == []
+    assert unbettable(TableConfig.from_dict(data), "craps") == []
+
+
+@pytest.mark.parametrize("game, data, refused", [
+    ("hazard", {"min_bet": 600}, True),  # place 6 and 8 are craps bets: nothing at hazard takes $6
+    ("bang", {"min_bet": 600}, True),
+    ("hazard", {"min_bet": 1000, "limits": {"pass": 2000}}, True),  # another game's bet
+    ("hazard", {"min_bet": 1000, "limits": {"high": 2000}}, False),
+    ("craps", {"min_bet": 600}, False),
+])
+def test_a_table_takes_no_bet_by_its_own_games_maxima(game, data, refused):
+    from controller.rules.config import unbettable
+
+    assert bool(unbettable(TableConfig.from_dict(data), game)) is refused
 
 
 def test_maxima_above_the_regulation_are_named_but_allowed():

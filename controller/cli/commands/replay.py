@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         from controller.config import ConfigError, load_rules
 
         try:
-            rules = load_rules(args.config)
+            rules = load_rules(args.config, args.game)
         except ConfigError as exc:
             print(f"dicetable replay: {exc}", file=sys.stderr)
             return 2
