@@ -4,9 +4,10 @@
 # What it does, each step safe to repeat:
 #   1. a system user `dicetable` in the gpio, video and dialout groups (buttons/lights/motor, camera, display);
 #   2. /etc/dicetable/dicetable.toml from docs/example.toml, unless one is already there;
-#   3. the unit, with ExecStart pointing into PREFIX, checked by systemd-analyze, then enabled and,
-#      once `dicetable run --check` passes the configuration under this checkout, (re)started, so that after an upgrade the new code runs (docs/operation.md, "Upgrading the
-#      program": between sessions, with the journal archived).
+#   3. once `dicetable run --check` passes the configuration under this checkout, the unit, with
+#      ExecStart pointing into PREFIX, checked by systemd-analyze, then enabled and (re)started, so
+#      that after an upgrade the new code runs (docs/operation.md, "Upgrading the program": between
+#      sessions, with the journal archived).
 set -eu
 PREFIX="${1:-/opt/dicetable}"
 HERE="$(cd "$(dirname "$0")/.." && pwd)"
@@ -52,18 +53,20 @@ if [ ! -e /etc/dicetable/dicetable.toml ]; then
     echo "install.sh: wrote /etc/dicetable/dicetable.toml; edit it for this table (README, Configuration)"
 fi
 
+# The new code may refuse a file, a calibration or a journal the old one took: check them as the
+# service will run, before the unit or the running table is touched (the unit's StateDirectory is
+# made here so the check can see it).
+install -d -o dicetable -g "$(id -gn dicetable)" -m 0750 /var/lib/dicetable
+if ! runuser -u dicetable -- "$PREFIX/.venv/bin/dicetable" run --config /etc/dicetable/dicetable.toml --check; then
+    echo "install.sh: dicetable run --check refused (above): mend the configuration or its calibration, or archive" >&2
+    echo "install.sh: a journal started under other rules (README, \"Archiving the journal\"), then run install.sh" >&2
+    echo "install.sh: again; the unit and any running table were left as they were" >&2
+    exit 1
+fi
 sed "s|/opt/dicetable|$PREFIX|g" "$HERE/systemd/dicetable.service" > "$UNIT"
 systemd-analyze verify "$UNIT"
 systemctl daemon-reload
 systemctl enable dicetable.service
-# The new code may refuse a file the old one took: check it as the service will run it before
-# stopping a running table for it (the unit's StateDirectory, made here so the check can see it).
-install -d -o dicetable -g "$(id -gn dicetable)" -m 0750 /var/lib/dicetable
-if ! runuser -u dicetable -- "$PREFIX/.venv/bin/dicetable" run --config /etc/dicetable/dicetable.toml --check; then
-    echo "install.sh: this checkout refuses /etc/dicetable/dicetable.toml (above); the service was left as it was." >&2
-    echo "install.sh: fix the file, then: sudo systemctl restart dicetable" >&2
-    exit 1
-fi
 if systemctl is-active --quiet dicetable.service; then
     echo "install.sh: restarting the running table so that it runs this checkout"
 fi

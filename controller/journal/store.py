@@ -24,7 +24,9 @@ with :func:`archive` (SQLite's backup), never with ``cp`` or ``mv`` of the file.
 """
 from __future__ import annotations
 
+import errno
 import fcntl
+import hashlib
 import json
 import logging
 import os
@@ -32,7 +34,6 @@ import sqlite3
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import cache
-from itertools import zip_longest
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
@@ -488,57 +489,86 @@ def _verified_copy(source: Path, folder: Path) -> tuple[Path, VerifyReport]:
     """The archive of the journal ``source`` made in ``folder``, once it holds exactly the original's rows
     and ``verify`` says the same of both, with that report; otherwise :class:`JournalError`, and no copy.
 
-    The copy is made under a temporary name and given its own only once verified and on disk (a
-    link, which fails if the name is taken): a power cut mid-copy leaves no file that looks like an
-    archive, nor one that keeps the next try from its name. A damaged journal (a failing card) is
+    The copy is made under a temporary name and given its own only once verified and on disk: a
+    power cut mid-copy leaves no file that looks like an archive. One cut after the copy got its
+    name, before the original was removed, leaves both: the next try finds that archive holding
+    the same rows and goes on to remove the original. A damaged journal (a failing card) is
     archived too, as the evidence it is: its copy must hold the same rows up to the damage and be
-    damaged at the same row."""
+    damaged at the same row. Rows are compared as a running digest, so a year of play needs no
+    more memory than a day."""
     from controller.journal.verify import verify  # verify.py builds on this module
 
     try:
+        for stale in folder.glob(".journal-*.sqlite3.part") if folder.is_dir() else ():
+            _discard(stale)  # what a power cut left of an earlier try
         with Journal(source, readonly=True) as original:
             report = verify(original)
-            held = _rows_until_damage(original)
-            rows = held[0]
-            if not rows:
+            first, last, held = _digest_until_damage(original)
+            if first is None:
                 raise JournalError(f"{source} holds no rows: there is nothing to archive")
-            target = folder / f"journal-{_stamp(rows[0][1])}-{rows[-1][0]}.sqlite3"
+            target = folder / f"journal-{_stamp(first)}-{last}.sqlite3"
+
+            def holds_the_same(copy_path: Path) -> bool:
+                try:
+                    with Journal(copy_path, readonly=True) as copy:
+                        return _digest_until_damage(copy)[2] == held and _same_verdict(verify(copy), report)
+                except JournalError:  # not a journal this user can read: not this one's archive
+                    return False
+
             if target.exists():
-                raise JournalError(f"{target} exists already (an archive is never overwritten); nothing was archived")
+                if holds_the_same(target):  # an earlier try named it, and was cut before the removal
+                    return target, report
+                raise JournalError(f"{target} exists already and holds other rows (an archive is never "
+                                   "overwritten); nothing was archived")
             partial = target.with_name(f".{target.name}.part")
-            _discard(partial)  # what a power cut left of an earlier try
             _copy(original, partial)
             try:
-                with Journal(partial, readonly=True) as copy:
-                    same = _rows_until_damage(copy) == held and _same_verdict(verify(copy), report)
-                if not same:
+                if not holds_the_same(partial):
                     raise JournalError(f"the copy in {folder} does not hold the rows of {source}; nothing was removed")
-                os.link(partial, target)
-                _discard(partial)
+                _name(partial, target)
                 _sync_folder(folder)
-            except FileExistsError:
+            finally:
                 _discard(partial)
-                raise JournalError(f"{target} exists already (an archive is never overwritten); nothing was archived") from None
-            except BaseException:
-                _discard(partial)
-                raise
     except OSError as exc:
         raise JournalError(f"cannot archive the journal {source}: {exc}") from exc
     return target, report
 
 
-def _rows_until_damage(journal: Journal) -> tuple[list[tuple], str | None]:
-    """Every row as stored, up to where the file cannot be read, and whether it could not (its
-    reason without the file's name, which differs between a journal and its copy)."""
-    rows: list[tuple] = []
+def _name(partial: Path, target: Path) -> None:
+    """Give the verified copy its name, never over a file that has it: a link, which fails if the
+    name is taken; on a FAT or exFAT stick, which has no links, a rename once the name is checked
+    free (the writer's lock keeps any other archive of this journal away meanwhile)."""
+    try:
+        os.link(partial, target)
+    except FileExistsError:
+        raise JournalError(f"{target} exists already (an archive is never overwritten); nothing was archived") from None
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.ENOSYS):
+            raise
+        if target.exists():
+            raise JournalError(f"{target} exists already (an archive is never overwritten); nothing was archived") from None
+        os.rename(partial, target)
+
+
+def _digest_until_damage(journal: Journal) -> tuple[str | None, int, tuple[int, str, str | None]]:
+    """The first row's time, the last row's number, and what the rows say as a whole: how many,
+    a SHA-256 over each as stored, and where the file could not be read further (the reason
+    without the file's name, which differs between a journal and its copy)."""
+    digest = hashlib.sha256()
+    first: str | None = None
+    count = last = 0
+    damage: str | None = None
     reading = journal.raw_rows()
     try:
-        rows.extend(reading)
+        for row in reading:
+            first = row[1] if first is None else first
+            count, last = count + 1, row[0]
+            digest.update(canonical_json(list(row)).encode())
     except JournalError as exc:
-        return rows, str(exc).replace(str(journal.path), "")
+        damage = str(exc).replace(str(journal.path), "")
     finally:
         reading.close()  # before the journal is: a generator closed later would touch a closed file
-    return rows, None
+    return first, last, (count, digest.hexdigest(), damage)
 
 
 def _same_verdict(copy: VerifyReport, original: VerifyReport) -> bool:

@@ -555,6 +555,8 @@ def test_verify_checks_a_head_kept_elsewhere(tmp_path, capsys):
         journal.append({"event": "lock"})  # the journal grew since: the kept head is still in it
     assert main(["journal", "--state-dir", str(tmp_path), "verify", "--head", kept]) == 0
     assert json.loads(capsys.readouterr().out)["kept_head_row"] == 3
+    assert main(["journal", "--state-dir", str(tmp_path), "verify", "--head", f" {kept.upper()}\n"]) == 0  # pasted
+    capsys.readouterr()
     assert main(["journal", "--state-dir", str(tmp_path), "verify", "--head", "0" * 64]) == 1
     said = capsys.readouterr()
     assert json.loads(said.out)["kept_head_row"] is None and "does not hold the kept head" in said.err

@@ -207,7 +207,8 @@ def test_archive_never_overwrites_an_archive(tmp_path, capsys):
     (tmp_path / "a").mkdir()
     (tmp_path / "a" / name).write_text("an earlier archive")
     assert main(["journal", "--state-dir", str(tmp_path / "state"), "archive", "--to", str(tmp_path / "a")]) == 2
-    assert "exists already (an archive is never overwritten); nothing was archived" in capsys.readouterr().err
+    assert "exists already and holds other rows (an archive is never overwritten); nothing was archived" in \
+        capsys.readouterr().err
     assert (tmp_path / "a" / name).read_text() == "an earlier archive"
     with Journal.open(tmp_path / "state", readonly=True) as journal:
         assert len(journal) == 1
@@ -430,3 +431,48 @@ def test_archive_refuses_while_bets_are_on_the_layout_unless_forced(tmp_path, ca
     assert main(["journal", "--state-dir", str(tmp_path / "state"), "archive", "--to", str(tmp_path / "a"),
                  "--force"]) == 0
     assert not (tmp_path / "state" / "journal.sqlite3").exists()
+
+
+def test_an_archive_cut_between_its_naming_and_the_removal_is_finished_by_the_next_try(tmp_path, capsys, monkeypatch):
+    """The archive had its name and the original was still there: every later try was refused
+    ("exists already ... nothing was archived"), with the partial copy left for good."""
+    _crash(tmp_path / "state", 5)
+    real_unlink = Path.unlink
+
+    def keep_the_original(self, missing_ok=False):
+        if self.parent == tmp_path / "state":
+            raise KeyboardInterrupt  # cut before the original's files went
+        return real_unlink(self, missing_ok=missing_ok)
+
+    monkeypatch.setattr(Path, "unlink", keep_the_original)
+    with pytest.raises(KeyboardInterrupt):
+        store.archive(tmp_path / "state", tmp_path / "a")
+    monkeypatch.undo()
+    named = [n for n in _files(tmp_path / "a") if n.startswith("journal-")]
+    assert len(named) == 1 and (tmp_path / "state" / "journal.sqlite3").exists()
+    assert main(["journal", "--state-dir", str(tmp_path / "state"), "archive", "--to", str(tmp_path / "a")]) == 0
+    assert json.loads(capsys.readouterr().out)["rows"] == 5
+    assert _files(tmp_path / "a") == set(named) and not (tmp_path / "state" / "journal.sqlite3").exists()
+
+
+def test_an_archive_on_a_stick_without_links_is_named_by_a_rename(tmp_path, capsys, monkeypatch):
+    """FAT and exFAT have no hard links: link() says EPERM, and every archive there failed."""
+    import errno
+
+    def no_links(src, dst):
+        raise OSError(errno.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr(store.os, "link", no_links)
+    _crash(tmp_path / "state", 3)
+    assert main(["journal", "--state-dir", str(tmp_path / "state"), "archive", "--to", str(tmp_path / "a")]) == 0
+    archived = Path(json.loads(capsys.readouterr().out)["archived"])
+    assert _files(tmp_path / "a") == {archived.name}
+
+
+def test_a_journal_that_cannot_be_replayed_is_archived_all_the_same(tmp_path, capsys):
+    """Row 1 a JSON array (chain intact) crashed the open-bets look with a traceback (second review)."""
+    with Journal.open(tmp_path / "state") as journal:
+        journal.append([1, 2, 3])  # type: ignore[arg-type]
+        journal.append({"event": "lock"})
+    assert main(["journal", "--state-dir", str(tmp_path / "state"), "archive", "--to", str(tmp_path / "a")]) == 0
+    assert json.loads(capsys.readouterr().out)["rows"] == 2

@@ -293,3 +293,20 @@ def test_class_names_are_written_only_where_none_name_the_classes_otherwise(tmp_
     with pytest.raises(LabelError, match="names the classes otherwise"):
         write_class_names(theirs)
     assert not (theirs / "classes.txt").exists()
+
+
+def test_class_names_are_not_written_under_a_datasets_own_names_for_labels_already_there(tmp_path):
+    """Ultralytics keeps OUT/data.yaml above OUT/labels: a classes.txt written into OUT/labels would
+    take its place for the labels already there (second review)."""
+    from vision.benchtool.labels import write_class_names
+
+    (tmp_path / "data.yaml").write_text("names: ['six', 'five', 'four', 'three', 'two', 'one']\n")
+    labels = tmp_path / "labels"
+    labels.mkdir()
+    (labels / "old.txt").write_text("0 0.5 0.5 0.1 0.1\n")
+    with pytest.raises(LabelError, match="names the classes otherwise"):
+        write_class_names(labels)
+    assert not (labels / "classes.txt").exists()
+    fresh = tmp_path / "fresh"  # no labels yet: ours will be the only ones, named by our own file
+    fresh.mkdir()
+    assert write_class_names(fresh).read_text().split() == ["1", "2", "3", "4", "5", "6"]

@@ -126,9 +126,10 @@ def _unfinished_business(state_dir) -> str | None:
     try:
         with Journal.open(state_dir, readonly=True) as journal:
             entries = list(journal.entries())
-        state = replayed(entries) if entries and entries[0].event.get("event") == "table" else None
-    except (JournalError, ValueError, KeyError, TypeError):  # damaged or foreign: archive() says what it can
-        return None
+        header = entries[0].event if entries else None
+        state = replayed(entries) if isinstance(header, dict) and header.get("event") == "table" else None
+    except Exception:  # noqa: BLE001 - damaged, foreign or made by hand: a journal that cannot be replayed
+        return None    # must never keep itself from being archived; archive() says what it can of it
     if state is None:
         return None
     found = []
@@ -245,7 +246,7 @@ def _act(args: argparse.Namespace, journal: Journal, state_dir: Path) -> int:
             out = report.to_json()
             lost_head = False
             if args.head and report.ok:
-                out["kept_head_row"] = journal.row_of(args.head)
+                out["kept_head_row"] = journal.row_of(args.head.strip().lower())  # as pasted from a note
                 lost_head = out["kept_head_row"] is None
             print(json.dumps(out))
             if not report.triggers:
