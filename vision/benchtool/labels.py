@@ -316,17 +316,18 @@ def write_class_names(folder: Path) -> Path:
     A folder that names its classes otherwise already (labels of another tool, which new ones
     would join) is a :class:`LabelError`: rewriting its names would change the faces of the labels
     there, and a ``classes.txt`` beside its ``data.yaml`` would take its place."""
-    found = _names_in(folder)
-    if found is None and any(_reads_as_yolo(label) for label in folder.glob("*.txt")):
-        # Labels already here are read by the names above them (a dataset's data.yaml): a
-        # classes.txt here would take their place for those labels too.
-        found = next((names for above in list(folder.parents)[:NAMES_ABOVE_ROOT + 1]
-                      if (names := _names_in(above)) is not None), None)
-    if found is not None and found.faces != DEFAULT_FACES:
-        raise LabelError(f"{found.source}: names the classes otherwise than face - 1; "
+    here = _names_in(folder)
+    if here is None and any(_reads_as_yolo(label) for label in folder.glob("*.txt")):
+        # Labels already here are read by the names above them (a dataset's data.yaml), as the bench
+        # finds them benching the folder above: a classes.txt here would take their place.
+        classes = faces_for(folder / CLASS_NAME_FILES[0], folder.parent)
+    else:
+        classes = here or DEFAULT_CLASSES
+    if classes.faces != DEFAULT_FACES:
+        raise LabelError(f"{classes.source}: names the classes otherwise than face - 1; "
                          "write these labels to a folder of their own")
     path = folder / CLASS_NAME_FILES[0]
-    if _names_in(folder) is None:
+    if here is None:
         path.write_text("".join(f"{face}\n" for face in DEFAULT_FACES))
     return path
 
