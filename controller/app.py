@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-from controller.config import Config
+from controller.config import LGPIO_INSTALL, Config
 from controller.journal import INPUT, ORIGIN, Journal
 from controller.journal.chain import storable
 from controller.sdnotify import Notifier
@@ -236,9 +236,7 @@ def _lgpio_factory() -> Any:
     try:
         from gpiozero.pins.lgpio import LGPIOFactory  # only on a Pi
     except ImportError as exc:
-        raise GpioUnavailable(f'pin_factory = "lgpio": {exc}; on the Pi install python3-lgpio and make the venv '
-                              "with --system-site-packages (README, \"Raspberry Pi install\"), "
-                              'or use pin_factory = "mock" off the Pi') from None
+        raise GpioUnavailable(f'pin_factory = "lgpio": {exc}; {LGPIO_INSTALL}') from None
     try:
         return LGPIOFactory()
     except Exception as exc:  # noqa: BLE001 - lgpio raises its own error type for a missing chip or permission

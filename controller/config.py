@@ -347,6 +347,11 @@ def validate(data: dict[str, Any], source: str) -> Config:
     )
 
 
+#: What to do when the Pi's GPIO library cannot be loaded (said by ``run --check`` and by ``run``).
+LGPIO_INSTALL = ('on the Pi install python3-lgpio and make the venv with --system-site-packages '
+                 '(README, "Raspberry Pi install"), or use pin_factory = "mock" off the Pi')
+
+
 def startup_problems(config: Config) -> list[str]:
     """What keeps ``dicetable run`` from starting with ``config`` that no restart mends, found
     without opening a device, so ``run --check`` says what ``run`` would (exit 2, which systemd
@@ -356,9 +361,7 @@ def startup_problems(config: Config) -> list[str]:
 
     found = []
     if config.pin_factory == "lgpio" and importlib.util.find_spec("lgpio") is None:
-        found.append('table.pin_factory = "lgpio": the lgpio module is not installed; on the Pi install '
-                     'python3-lgpio and make the venv with --system-site-packages (README, "Raspberry Pi install"), '
-                     'or use pin_factory = "mock" off the Pi')
+        found.append(f'table.pin_factory = "lgpio": the lgpio module is not installed; {LGPIO_INSTALL}')
     if config.camera["source"] == "picamera2" and importlib.util.find_spec("picamera2") is None:
         found.append('camera.source = "picamera2": Picamera2 is not installed; on the Pi install python3-picamera2 '
                      'and make the venv with --system-site-packages (README, "Raspberry Pi install")')

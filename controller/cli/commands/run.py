@@ -86,6 +86,17 @@ def _missing_file(args: argparse.Namespace) -> str | None:
     return None
 
 
+def _refused_at_start(config: Config) -> bool:
+    """Print what keeps the table from starting that no restart mends
+    (:func:`controller.config.startup_problems`); ``run`` and ``--check`` both ask, so they agree."""
+    from controller.config import startup_problems
+
+    problems = startup_problems(config)
+    if problems:
+        print("dicetable run: " + "\n".join(f"{config.source}: {p}" for p in problems), file=sys.stderr)
+    return bool(problems)
+
+
 def _check(config: Config) -> int:
     """``--check``: what ``dicetable run --config FILE`` would refuse before it opens a device.
 
@@ -93,14 +104,12 @@ def _check(config: Config) -> int:
     what recovery asks (an intact chain, this game, these rules), so an operator can edit the
     file beside the running table and learn whether the restart will come up. The devices are
     not opened: the running table holds them (``wiring_check`` tries the GPIO lines)."""
-    from controller.config import device_warnings, rules_warnings, startup_problems
+    from controller.config import device_warnings, rules_warnings
     from controller.journal import Journal, JournalError
     from controller.journal.store import JOURNAL_FILE, unwritable
     from controller.table.journaled import fitting_entries
 
-    problems = startup_problems(config)
-    if problems:
-        print("dicetable run: " + "\n".join(f"{config.source}: {p}" for p in problems), file=sys.stderr)
+    if _refused_at_start(config):
         return 2
 
     path = config.state_dir / JOURNAL_FILE
@@ -172,12 +181,9 @@ def run(args: argparse.Namespace) -> int:
             config = replace(config, state_dir=Path(args.state_dir))
 
     from controller.app import GpioUnavailable
-    from controller.config import startup_problems
     from vision.sources import SourceError
 
-    problems = startup_problems(config)
-    if problems:  # not restarted (exit 2): installing or a new state_dir is needed first
-        print("dicetable run: " + "\n".join(f"{config.source}: {p}" for p in problems), file=sys.stderr)
+    if _refused_at_start(config):  # not restarted (exit 2): installing or a new state_dir is needed first
         return 2
 
     try:
