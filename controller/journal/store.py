@@ -231,6 +231,17 @@ def _guards() -> dict[str, str]:
         db.close()
 
 
+def _fold_log(db: sqlite3.Connection, path: Path) -> None:
+    """Fold the log into the file (a checkpoint that empties the -wal), as the writer does when it
+    opens and closes. A reader in the middle of a read (a long export) holds part of the log past
+    SQLite's busy wait: the rows then stay in the -wal, where the next start folds them in, and the
+    log says so."""
+    busy, _, _ = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    if busy:
+        log.warning("a reader kept the last rows of %s in its -wal; the next start folds them in "
+                    "(archive with `dicetable journal archive`, never a copy of the file alone)", path)
+
+
 class Journal:
     """Append-only event log in one SQLite file.
 
@@ -272,7 +283,7 @@ class Journal:
                 db.execute("PRAGMA synchronous=FULL")
                 if db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0] == 0:
                     db.executescript(f"BEGIN IMMEDIATE; {_SCHEMA} COMMIT;")
-                db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                _fold_log(db, self.path)
             except BaseException:
                 db.close()
                 raise
@@ -330,13 +341,13 @@ class Journal:
 
     def close(self) -> None:
         """Close; the writer first folds the log into the file (so after a clean stop the file alone
-        holds every row, but for a reader in the middle of a long read: :meth:`_fold_log`), then
+        holds every row, but for a reader in the middle of a long read: :func:`_fold_log`), then
         gives up its lock."""
         if self._lock is None:
             self._db.close()
             return
         try:
-            self._fold_log()
+            _fold_log(self._db, self.path)
         except sqlite3.Error as exc:  # the rows stay in the -wal; the next start folds them in
             log.warning("could not fold the journal's log into %s: %s", self.path, exc)
         finally:
@@ -349,15 +360,6 @@ class Journal:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-    def _fold_log(self) -> None:
-        """Fold the log into the file (a checkpoint that empties the -wal). A reader in the middle of
-        a read (a long export) holds part of the log past SQLite's busy wait: the rows then stay in
-        the -wal, where the next start folds them in, and the log says so."""
-        busy, _, _ = self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-        if busy:
-            log.warning("a reader kept the last rows of %s in its -wal; the next start folds them in "
-                        "(archive with `dicetable journal archive`, never a copy of the file alone)", self.path)
 
     def _rows(self, sql: str, *params: Any) -> Iterator[tuple]:
         """The rows of a query; a file SQLite cannot read (cut short, overwritten, not a journal,

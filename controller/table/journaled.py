@@ -87,8 +87,9 @@ def fitting_entries(journal: Journal, game: str, config: TableConfig) -> list[En
             "use another state directory, or archive this journal (`dicetable journal archive --to DIR`), "
             "to change the game"
         )
-    if first.get("rules") != table_header(game, config)["rules"]:
-        differ = ", ".join(_differing_keys(first.get("rules"), table_header(game, config)["rules"]))
+    configured = table_header(game, config)["rules"]
+    if first.get("rules") != configured:
+        differ = ", ".join(_differing_keys(first.get("rules"), configured))
         raise JournalMismatch(
             f"{journal.path} was started under other rules (limits or layout options: {differ}); "
             "archive it (`dicetable journal archive --to DIR`) to start a table under the new ones"
