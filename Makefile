@@ -20,7 +20,9 @@ install: $(STAMP)
 run: $(STAMP)
 	$(BIN)/dicetable run
 
+# The floor's tests start their own Mosquitto broker: install the package when it is missing.
 test: $(STAMP)
+	sh scripts/ensure-mosquitto.sh
 	$(BIN)/python -m pytest -q
 
 clean:
