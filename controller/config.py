@@ -63,6 +63,9 @@ DEFAULTS: dict[str, Any] = {
         # How long the cage motor turns for one spin, in seconds.
         "spin_seconds": 3.0,
     },
+    # Empty broker: no floor. Otherwise every journal row goes to this MQTT broker as table_id
+    # (controller/floor, docs/floor.md).
+    "floor": {"broker": "", "table_id": "", "username": "", "password_file": "", "cafile": ""},
 }
 
 
@@ -92,6 +95,8 @@ class Config:
     empty_image: Any
     hazard: dict[str, Any]
     raw: dict[str, Any] = field(repr=False, default_factory=dict)
+    #: ``[floor]``: the table's id and broker (``controller.floor.broker.FloorLink``), or None.
+    floor: Any = None
 
     @property
     def is_demo(self) -> bool:
@@ -141,6 +146,10 @@ def _device(v: Any) -> str | None:
     return None if (_is_int(v) and v >= 0) or (isinstance(v, str) and v) else f"must be a camera index or a path (got {v!r})"
 
 
+def _checked_by_owner(v: Any) -> str | None:
+    return None
+
+
 _CHECKS: dict[str, dict[str, Check]] = {
     "table": {"game": _one_of(GAMES), "state_dir": _non_empty_string, "pin_factory": _one_of(PIN_FACTORIES)},
     "camera": {
@@ -154,6 +163,8 @@ _CHECKS: dict[str, dict[str, Check]] = {
     },
     "display": {"port": _non_empty_string, "baud": _positive_int},
     "hazard": {"spin_seconds": _positive_number},
+    # Checked by the floor's own builder (controller.floor.broker.floor_link), all keys together.
+    "floor": dict.fromkeys(("broker", "table_id", "username", "password_file", "cafile"), _checked_by_owner),
 }
 
 
@@ -323,6 +334,10 @@ def validate(data: dict[str, Any], source: str) -> Config:
         elif camera["source"] == "opencv" and not recording.is_file():
             problems.append(("camera.path", f"no such video file: {recording}"))
         camera["path"] = str(recording)
+    from controller.floor.broker import floor_link  # its keys are checked by the floor's own builder
+
+    floor, floor_problems = floor_link(merged["floor"], base_dir)
+    problems += floor_problems
     if problems:
         raise ConfigError(source, problems)
     table = merged["table"]
@@ -344,6 +359,7 @@ def validate(data: dict[str, Any], source: str) -> Config:
         empty_image=empty_image,
         hazard=dict(merged["hazard"]),
         raw=merged,
+        floor=floor,
     )
 
 

@@ -1,0 +1,322 @@
+"""The floor's own database: every table's journals as received, the alerts, and each table's state.
+
+Why its own database, and SQLite by default: the floor's copy must be out of reach of whoever
+controls a table, and one file on the floor's machine is enough for a casino's tables (the
+figures are in docs/floor.md); WAL with ``synchronous=FULL``, since the floor acknowledges a row
+only once it is on disk. Rows and alerts are append-only (triggers refuse UPDATE and DELETE);
+the ``tables`` rows (status, online) are the latest word of each table and are replaced.
+
+A journal is known by its table id and its first row's hash, so a table that archives its
+journal and begins a new one at seq 1 has each kept as its own chain. The *current* journal of a
+table is the one whose first row is the most recent.
+"""
+from __future__ import annotations
+
+import logging
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterator
+
+from controller.floor.judge import Row, RowError, Verdict, judge, parse_row, replaced_fault, status_fault
+from controller.floor.topics import OFFLINE, ONLINE, status_payload
+
+log = logging.getLogger(__name__)
+
+_SCHEMA = """
+CREATE TABLE journals (
+    table_id  TEXT NOT NULL,
+    journal   TEXT NOT NULL,
+    first_ts  TEXT NOT NULL,
+    PRIMARY KEY (table_id, journal)
+);
+CREATE TABLE rows (
+    table_id  TEXT NOT NULL,
+    journal   TEXT NOT NULL,
+    seq       INTEGER NOT NULL,
+    ts        TEXT NOT NULL,
+    hash      TEXT NOT NULL,
+    prev_hash TEXT NOT NULL,
+    line      TEXT NOT NULL,
+    stored_at TEXT NOT NULL,
+    PRIMARY KEY (table_id, journal, seq)
+);
+CREATE TABLE alerts (
+    id        INTEGER PRIMARY KEY,
+    table_id  TEXT NOT NULL,
+    journal   TEXT,
+    seq       INTEGER,
+    kind      TEXT NOT NULL,
+    message   TEXT NOT NULL,
+    raised_at TEXT NOT NULL,
+    UNIQUE (table_id, journal, seq, kind)
+);
+CREATE TABLE tables (
+    table_id  TEXT PRIMARY KEY,
+    status    TEXT,
+    status_at TEXT,
+    online    INTEGER,
+    online_at TEXT
+);
+CREATE TRIGGER rows_no_update BEFORE UPDATE ON rows BEGIN SELECT RAISE(ABORT, 'the floor keeps rows as received'); END;
+CREATE TRIGGER rows_no_delete BEFORE DELETE ON rows BEGIN SELECT RAISE(ABORT, 'the floor keeps rows as received'); END;
+CREATE TRIGGER journals_no_update BEFORE UPDATE ON journals BEGIN SELECT RAISE(ABORT, 'append-only'); END;
+CREATE TRIGGER journals_no_delete BEFORE DELETE ON journals BEGIN SELECT RAISE(ABORT, 'append-only'); END;
+CREATE TRIGGER alerts_no_update BEFORE UPDATE ON alerts BEGIN SELECT RAISE(ABORT, 'alerts stand'); END;
+CREATE TRIGGER alerts_no_delete BEFORE DELETE ON alerts BEGIN SELECT RAISE(ABORT, 'alerts stand'); END;
+"""
+
+
+class FloorStoreError(RuntimeError):
+    """The floor's database cannot be opened or written."""
+
+
+def now() -> str:
+    """The floor's time of a commit, UTC with microseconds (the lag is measured against the row's)."""
+    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+
+
+@dataclass(frozen=True)
+class Alert:
+    """A break the floor saw: which table, journal and row, and what."""
+
+    id: int
+    table: str
+    journal: str | None
+    seq: int | None
+    kind: str
+    message: str
+    raised_at: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "table": self.table, "journal": self.journal, "seq": self.seq, "kind": self.kind,
+                "message": self.message, "raised_at": self.raised_at}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What receiving one row did: the verdict, and the alert it raised (if new)."""
+
+    verdict: Verdict
+    alert: Alert | None = None
+    reason: str | None = None
+
+
+class FloorStore:
+    """The floor's SQLite database at ``path``. One writer (the floor service); ``readonly`` for
+    the page and the ``export`` and ``check`` commands, beside it."""
+
+    def __init__(self, path: Path | str, *, readonly: bool = False):
+        self.path = Path(path)
+        try:
+            if readonly:
+                if not self.path.is_file():
+                    raise FloorStoreError(f"no floor database at {self.path}")
+                self._db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None,
+                                           check_same_thread=False)
+            else:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._db = sqlite3.connect(self.path, isolation_level=None)
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=FULL")
+                if self._db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0] == 0:
+                    self._db.executescript(f"BEGIN IMMEDIATE; {_SCHEMA} COMMIT;")
+            self._db.execute("SELECT COUNT(*) FROM rows").fetchone()
+        except (sqlite3.Error, OSError) as exc:
+            raise FloorStoreError(f"cannot open the floor database {self.path}: {exc}") from exc
+        self._tails: dict[tuple[str, str], tuple[int, str]] = {}
+        self._broken: set[tuple[str, str]] = set()
+        if not readonly:
+            self._load_tails()
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> "FloorStore":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _load_tails(self) -> None:
+        for table, journal, seq, digest in self._db.execute(
+                "SELECT r.table_id, r.journal, r.seq, r.hash FROM rows r JOIN (SELECT table_id, journal, MAX(seq) AS "
+                "seq FROM rows GROUP BY table_id, journal) m USING (table_id, journal, seq)"):
+            self._tails[(table, journal)] = (seq, digest)
+        for table, journal in self._db.execute("SELECT DISTINCT table_id, journal FROM alerts WHERE journal IS NOT NULL "
+                                               "AND kind IN ('rewritten', 'broken', 'forged', 'replaced')"):
+            self._broken.add((table, journal))
+
+    # -- writing (the service's one thread), in batches -------------------------------------
+
+    def begin(self) -> None:
+        self._db.execute("BEGIN IMMEDIATE")
+
+    def commit(self) -> None:
+        self._db.execute("COMMIT")
+
+    def rollback(self) -> None:
+        if self._db.in_transaction:
+            self._db.execute("ROLLBACK")
+
+    def tail(self, table: str, journal: str) -> tuple[int, str] | None:
+        """The copy's last row of ``journal`` (seq, hash), or None when it holds none."""
+        return self._tails.get((table, journal))
+
+    def receive(self, table: str, journal: str, payload: bytes | str) -> Outcome:
+        """Take one row of ``journal`` from ``table`` (inside :meth:`begin` / :meth:`commit`)."""
+        try:
+            row = parse_row(payload)
+        except RowError as exc:
+            return self._refuse(table, journal, None, "forged", str(exc))
+        key = (table, journal)
+        tail = self._tails.get(key)
+        held = self._held(table, journal, row.seq) if tail is not None and row.seq <= tail[0] else None
+        verdict = judge(journal, tail, row, held)
+        if key in self._broken and verdict.verdict is not Verdict.DUPLICATE:
+            # A copy closed by an alert keeps what it had, the evidence; the rows that follow the break
+            # raise no alert each (the first one names where the table's journal left the copy).
+            return Outcome(Verdict.BREAK, reason="this journal's copy is closed by an alert")
+        if verdict.verdict is Verdict.BREAK:
+            kind = "rewritten" if held is not None else "broken"
+            return self._refuse(table, journal, row.seq, kind, verdict.reason or "")
+        if verdict.verdict is not Verdict.STORE:
+            return Outcome(verdict.verdict, reason=verdict.reason)
+        return Outcome(Verdict.STORE, self._store(table, journal, row))
+
+    def _refuse(self, table: str, journal: str, seq: int | None, kind: str, message: str) -> Outcome:
+        self._broken.add((table, journal))
+        return Outcome(Verdict.BREAK, self.raise_alert(table, journal, seq, kind, message), message)
+
+    def _held(self, table: str, journal: str, seq: int) -> str | None:
+        found = self._db.execute("SELECT hash FROM rows WHERE table_id = ? AND journal = ? AND seq = ?",
+                                 (table, journal, seq)).fetchone()
+        return None if found is None else str(found[0])
+
+    def _store(self, table: str, journal: str, row: Row) -> Alert | None:
+        alert = None
+        if row.seq == 1:
+            earlier = self._db.execute(
+                "SELECT MAX(r.ts) FROM rows r JOIN journals j USING (table_id, journal) WHERE r.table_id = ? "
+                "AND r.journal != ?", (table, journal)).fetchone()[0]
+            fault = replaced_fault(row.ts, earlier)
+            self._db.execute("INSERT INTO journals (table_id, journal, first_ts) VALUES (?, ?, ?)",
+                             (table, journal, row.ts))
+            if fault:
+                alert = self.raise_alert(table, journal, 1, "replaced", fault)
+        self._db.execute("INSERT INTO rows (table_id, journal, seq, ts, hash, prev_hash, line, stored_at) "
+                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                         (table, journal, row.seq, row.ts, row.hash, row.prev_hash, row.line, now()))
+        self._tails[(table, journal)] = (row.seq, row.hash)
+        return alert
+
+    def raise_alert(self, table: str, journal: str | None, seq: int | None, kind: str, message: str) -> Alert | None:
+        """Record an alert; None when the same one (table, journal, row, kind) stands already."""
+        cursor = self._db.execute("INSERT OR IGNORE INTO alerts (table_id, journal, seq, kind, message, raised_at) "
+                                  "VALUES (?, ?, ?, ?, ?, ?)", (table, journal, seq, kind, message, now()))
+        if not cursor.rowcount:
+            return None
+        alert = Alert(int(cursor.lastrowid or 0), table, journal, seq, kind, message, now())
+        log.error("floor ALERT: table %s, row %s of journal %s: %s", table, seq, (journal or "?")[:12], message)
+        return alert
+
+    def set_status(self, table: str, status: dict[str, Any], *, live: bool) -> Alert | None:
+        """Keep ``table``'s status; a live one (not the retained copy a broker hands a new
+        subscriber, which may be older than rows received since) is checked against the copy."""
+        self._db.execute("INSERT INTO tables (table_id, status, status_at) VALUES (?, ?, ?) ON CONFLICT (table_id) "
+                         "DO UPDATE SET status = excluded.status, status_at = excluded.status_at",
+                         (table, status_payload(status).decode(), now()))
+        journal = status.get("journal")
+        if not live or not isinstance(journal, str) or (table, journal) in self._broken:
+            return None
+        tail = self._tails.get((table, journal))
+        seq = status.get("seq")
+        held = self._held(table, journal, seq) if tail is not None and isinstance(seq, int) else None
+        fault = status_fault(status, tail, held)
+        if fault is None:
+            return None
+        self._broken.add((table, journal))
+        return self.raise_alert(table, journal, seq if isinstance(seq, int) else None,
+                                "cut" if isinstance(seq, int) and tail is not None and seq < tail[0] else "rewritten",
+                                fault)
+
+    def set_online(self, table: str, word: str) -> None:
+        online = 1 if word == ONLINE else 0 if word == OFFLINE else None
+        self._db.execute("INSERT INTO tables (table_id, online, online_at) VALUES (?, ?, ?) ON CONFLICT (table_id) "
+                         "DO UPDATE SET online = excluded.online, online_at = excluded.online_at",
+                         (table, online, now()))
+
+    def latest_tails(self) -> dict[str, tuple[str, int, str]]:
+        """Each table's current journal and its copy's last row: what the floor acknowledges."""
+        found = {}
+        for table, journal in self.current_journals().items():
+            tail = self._tails.get((table, journal))
+            if tail is not None:
+                found[table] = (journal, *tail)
+        return found
+
+    # -- reading (the service, the page, export and check) -------------------------------------
+
+    def current_journals(self) -> dict[str, str]:
+        """Each table's current journal: the one whose first row is the most recent."""
+        found: dict[str, str] = {}
+        for table, journal in self._db.execute(
+                "SELECT table_id, journal FROM journals ORDER BY table_id, first_ts, rowid"):
+            found[table] = journal
+        return found
+
+    def tables(self) -> list[str]:
+        return [t for (t,) in self._db.execute(
+            "SELECT table_id FROM journals UNION SELECT table_id FROM tables UNION SELECT table_id FROM alerts "
+            "ORDER BY 1")]
+
+    def journals(self, table: str) -> list[tuple[str, str, int]]:
+        """``table``'s journals (id, first row's time, rows held), oldest first."""
+        return [(j, ts, n) for j, ts, n in self._db.execute(
+            "SELECT j.journal, j.first_ts, (SELECT COUNT(*) FROM rows r WHERE r.table_id = j.table_id AND "
+            "r.journal = j.journal) FROM journals j WHERE j.table_id = ? ORDER BY j.first_ts, j.rowid", (table,))]
+
+    def lines(self, table: str, journal: str | None = None, *, since: int = 0) -> Iterator[str]:
+        """The rows of ``journal`` (``table``'s current one by default) as received, in order."""
+        journal = journal or self.current_journals().get(table)
+        if journal is None:
+            return
+        for (line,) in self._db.execute("SELECT line FROM rows WHERE table_id = ? AND journal = ? AND seq > ? "
+                                        "ORDER BY seq", (table, journal, since)):
+            yield line
+
+    def last_lines(self, table: str, count: int) -> list[str]:
+        """The last ``count`` rows of ``table``'s current journal, in order."""
+        journal = self.current_journals().get(table)
+        if journal is None:
+            return []
+        found = self._db.execute("SELECT line FROM rows WHERE table_id = ? AND journal = ? ORDER BY seq DESC LIMIT ?",
+                                 (table, journal, count)).fetchall()
+        return [line for (line,) in reversed(found)]
+
+    def alerts(self, table: str | None = None) -> list[Alert]:
+        query = "SELECT id, table_id, journal, seq, kind, message, raised_at FROM alerts"
+        rows = self._db.execute(query + (" WHERE table_id = ? ORDER BY id" if table else " ORDER BY id"),
+                                (table,) if table else ())
+        return [Alert(*row) for row in rows]
+
+    def states(self) -> dict[str, dict[str, Any]]:
+        """Each table's latest status and whether it is online, as received."""
+        import json
+
+        found: dict[str, dict[str, Any]] = {}
+        for table, status, status_at, online, online_at in self._db.execute(
+                "SELECT table_id, status, status_at, online, online_at FROM tables ORDER BY table_id"):
+            found[table] = {"status": json.loads(status) if status else None, "status_at": status_at,
+                            "online": None if online is None else bool(online), "online_at": online_at}
+        return found
+
+    def raw_rows(self) -> Iterator[tuple[str, str, int, str, str, str]]:
+        """Every row held (table, journal, seq, hash, prev_hash, line), by table, journal and seq."""
+        yield from self._db.execute("SELECT table_id, journal, seq, hash, prev_hash, line FROM rows "
+                                    "ORDER BY table_id, journal, seq")
+
+    def lags(self) -> list[tuple[str, str]]:
+        """Each row's journal time and the floor's commit time (the bench's lag)."""
+        return list(self._db.execute("SELECT ts, stored_at FROM rows"))
