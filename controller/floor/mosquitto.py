@@ -8,6 +8,8 @@ ACL of docs/floor.md (:func:`acl_text`), and stops it; no system service is invo
 """
 from __future__ import annotations
 
+import os
+import pwd
 import shutil
 import socket
 import subprocess
@@ -86,7 +88,8 @@ class PrivateBroker:
         lines = [f"listener {self.port} 127.0.0.1", f"allow_anonymous {'true' if anonymous else 'false'}",
                  f"password_file {passwords}", f"acl_file {self.folder / 'acl'}",
                  f"persistence {'true' if persistence else 'false'}", f"persistence_location {self.folder}/",
-                 "log_dest stderr", "log_type error", "log_type warning", "max_queued_messages 100000"]
+                 # Started by root, it would become the user "mosquitto", who cannot read a private folder.
+                 f"user {pwd.getpwuid(os.getuid()).pw_name}", "log_dest stderr", "log_type error", "log_type warning", "max_queued_messages 100000"]
         if tls is not None:
             cafile, cert, key = tls
             lines += [f"cafile {cafile}", f"certfile {cert}", f"keyfile {key}"]

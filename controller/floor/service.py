@@ -191,8 +191,9 @@ class FloorService:
                 log.warning("floor: table %s: %s", table, exc)
                 return
             alert = store.set_status(table, status, live=not message.retained)
-            if alert is not None:
+            if alert is not None and alert.journal is not None:
                 alerts.append(alert)
+                acks[table] = Ack(alert.journal, 0, None, resend=True)  # every row again: which one differs first?
             return
         assert where.journal is not None
         outcome = store.receive(table, where.journal, message.payload)

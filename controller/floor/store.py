@@ -126,7 +126,9 @@ class FloorStore:
         except (sqlite3.Error, OSError) as exc:
             raise FloorStoreError(f"cannot open the floor database {self.path}: {exc}") from exc
         self._tails: dict[tuple[str, str], tuple[int, str]] = {}
-        self._broken: set[tuple[str, str]] = set()
+        #: Each journal whose copy an alert closed, and the row where its table's journal left it:
+        #: a row before it is still compared (an earlier rewrite is named), none after it is taken.
+        self._broken: dict[tuple[str, str], int] = {}
         if not readonly:
             self._load_tails()
 
@@ -144,9 +146,10 @@ class FloorStore:
                 "SELECT r.table_id, r.journal, r.seq, r.hash FROM rows r JOIN (SELECT table_id, journal, MAX(seq) AS "
                 "seq FROM rows GROUP BY table_id, journal) m USING (table_id, journal, seq)"):
             self._tails[(table, journal)] = (seq, digest)
-        for table, journal in self._db.execute("SELECT DISTINCT table_id, journal FROM alerts WHERE journal IS NOT NULL "
-                                               "AND kind IN ('rewritten', 'broken', 'forged', 'replaced')"):
-            self._broken.add((table, journal))
+        for table, journal, seq in self._db.execute(
+                "SELECT table_id, journal, MIN(COALESCE(seq, 0)) FROM alerts WHERE journal IS NOT NULL GROUP BY "
+                "table_id, journal"):
+            self._broken[(table, journal)] = seq
 
     # -- writing (the service's one thread), in batches -------------------------------------
 
@@ -174,9 +177,11 @@ class FloorStore:
         tail = self._tails.get(key)
         held = self._held(table, journal, row.seq) if tail is not None and row.seq <= tail[0] else None
         verdict = judge(journal, tail, row, held)
-        if key in self._broken and verdict.verdict is not Verdict.DUPLICATE:
-            # A copy closed by an alert keeps what it had, the evidence; the rows that follow the break
-            # raise no alert each (the first one names where the table's journal left the copy).
+        left_at = self._broken.get(key)
+        if left_at is not None and verdict.verdict is not Verdict.DUPLICATE and not (
+                verdict.verdict is Verdict.BREAK and row.seq < left_at):
+            # A copy closed by an alert keeps what it had, the evidence; the rows after the break raise
+            # no alert each (the earliest one names where the table's journal left the copy).
             return Outcome(Verdict.BREAK, reason="this journal's copy is closed by an alert")
         if verdict.verdict is Verdict.BREAK:
             kind = "rewritten" if held is not None else "broken"
@@ -186,8 +191,12 @@ class FloorStore:
         return Outcome(Verdict.STORE, self._store(table, journal, row))
 
     def _refuse(self, table: str, journal: str, seq: int | None, kind: str, message: str) -> Outcome:
-        self._broken.add((table, journal))
+        self._close(table, journal, seq or 0)
         return Outcome(Verdict.BREAK, self.raise_alert(table, journal, seq, kind, message), message)
+
+    def _close(self, table: str, journal: str, seq: int) -> None:
+        key = (table, journal)
+        self._broken[key] = min(seq, self._broken.get(key, seq))
 
     def _held(self, table: str, journal: str, seq: int) -> str | None:
         found = self._db.execute("SELECT hash FROM rows WHERE table_id = ? AND journal = ? AND seq = ?",
@@ -223,7 +232,9 @@ class FloorStore:
 
     def set_status(self, table: str, status: dict[str, Any], *, live: bool) -> Alert | None:
         """Keep ``table``'s status; a live one (not the retained copy a broker hands a new
-        subscriber, which may be older than rows received since) is checked against the copy."""
+        subscriber, which may be older than rows received since) is checked against the copy.
+        An alert it raises closes the copy at the status's row; the service then asks the table
+        for its whole journal again, so that the first row that differs is named too."""
         self._db.execute("INSERT INTO tables (table_id, status, status_at) VALUES (?, ?, ?) ON CONFLICT (table_id) "
                          "DO UPDATE SET status = excluded.status, status_at = excluded.status_at",
                          (table, status_payload(status).decode(), now()))
@@ -236,7 +247,7 @@ class FloorStore:
         fault = status_fault(status, tail, held)
         if fault is None:
             return None
-        self._broken.add((table, journal))
+        self._close(table, journal, seq if isinstance(seq, int) else 0)
         return self.raise_alert(table, journal, seq if isinstance(seq, int) else None,
                                 "cut" if isinstance(seq, int) and tail is not None and seq < tail[0] else "rewritten",
                                 fault)
