@@ -84,6 +84,8 @@ class FloorPublisher:
         self._wake = threading.Event()
         self._lock = threading.Lock()
         self._stopping = False
+        self._draining = False
+        self._head_seen = False
         self._connected = False
         self._reconnected = False
         self._acks: list[Ack] = []
@@ -131,10 +133,15 @@ class FloorPublisher:
         row), say ``offline``, and disconnect. True when the floor has every row."""
         deadline = self._clock() + drain_s
         done = False
+        with self._lock:
+            self._draining = True  # the thread reads the journal's last row once more before saying it is done
+            self._head_seen = False
         while True:
             self.wake()
             progress = self.progress()
-            done = progress.journal is not None and progress.acked >= progress.head
+            with self._lock:
+                head_seen = self._head_seen
+            done = head_seen and progress.journal is not None and progress.acked >= progress.head
             if done or self._clock() >= deadline or self._thread is None or not self._thread.is_alive():
                 break
             time.sleep(0.05)
@@ -276,8 +283,13 @@ class FloorPublisher:
                     self._progress_at = self._clock()  # the wait for an acknowledgement starts now
                 self._sent = rows[-1].seq
                 self._head = max(self._head, (rows[-1].seq, rows[-1].hash))
+        with self._lock:
+            draining = self._draining
         if len(rows) < CHUNK:
             self._follow_head()
+            if draining:
+                with self._lock:
+                    self._head_seen = True
         self._publish_status()
         with self._lock:
             return bool(rows) and self._sent < min(self._head[0], self._acked + WINDOW)

@@ -24,8 +24,8 @@ def wait_until(condition: Callable[[], bool], timeout: float = 20.0, what: str =
     raise AssertionError(f"{what} did not come within {timeout} s")
 
 
-def start_floor(db: Path, broker) -> FloorService:
-    service = FloorService(db, parse_broker(broker.url("floor"))).start()
+def start_floor(db: Path, broker, cafile: Path | None = None) -> FloorService:
+    service = FloorService(db, parse_broker(broker.url("floor"), cafile=cafile)).start()
     assert service.wait_connected(10)
     return service
 
@@ -33,13 +33,13 @@ def start_floor(db: Path, broker) -> FloorService:
 class Table:
     """A table's journal in ``state_dir`` written here, with its publisher (as ``dicetable run`` wires it)."""
 
-    def __init__(self, state_dir: Path, table_id: str, broker, *, user: str | None = None):
+    def __init__(self, state_dir: Path, table_id: str, broker, *, user: str | None = None, cafile: Path | None = None):
         self.state_dir = Path(state_dir)
         self.table_id = table_id
         self.journal = Journal.open(self.state_dir)
         if not len(self.journal):
             self.journal.append({"event": "table", "game": "craps", "rules": {}})
-        self.publisher = FloorPublisher(self.state_dir, table_id, parse_broker(broker.url(user or table_id)),
+        self.publisher = FloorPublisher(self.state_dir, table_id, parse_broker(broker.url(user or table_id), cafile=cafile),
                                         status=lambda: {"game": "craps", "phase": "betting"}).start()
 
     def bets(self, count: int) -> None:

@@ -180,3 +180,28 @@ def test_rows_cut_off_a_journal_are_named_when_the_table_comes_back(tmp_path, br
     assert main(["floor", "--db", str(db), "check"]) == 1
     assert "table craps-1, row 15" in capsys.readouterr().err
     assert len(floor_lines(db, "craps-1")) == 21
+
+
+def test_an_archived_journal_stays_a_chain_of_its_own_and_export_prints_the_new_one(tmp_path, broker, capsys):
+    db = tmp_path / "floor.sqlite3"
+    floor = start_floor(db, broker)
+    table = Table(tmp_path / "t1", "craps-1", broker)
+    try:
+        table.bets(5)
+        wait_until(floor_holds(db, table.state_dir, "craps-1"), what="the first journal's copy")
+        assert table.close()
+        old = journal_lines(table.state_dir)
+        assert main(["journal", "--state-dir", str(table.state_dir), "archive", "--to", str(tmp_path / "archive")]) == 0
+        table = Table(tmp_path / "t1", "craps-1", broker)  # a new journal, at seq 1
+        table.bets(2)
+        wait_until(floor_holds(db, table.state_dir, "craps-1"), what="the new journal's copy")
+    finally:
+        table.close()
+        floor.stop()
+    with FloorStore(db, readonly=True) as store:
+        assert [rows for _, _, rows in store.journals("craps-1")] == [6, 3] and not store.alerts()
+        assert list(store.lines("craps-1", json.loads(old[0])["hash"])) == old
+    capsys.readouterr()
+    assert main(["floor", "--db", str(db), "export", "--table", "craps-1"]) == 0
+    assert capsys.readouterr().out.splitlines() == journal_lines(table.state_dir)
+    assert main(["floor", "--db", str(db), "check"]) == 0
