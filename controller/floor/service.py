@@ -6,6 +6,8 @@ it in one transaction, and only then acknowledges, so an acknowledgement is neve
 disk. After each batch every table whose rows came is acknowledged on its retained topic (the
 copy's last row of that journal), also for rows it held already: a table whose acknowledgement
 was lost (a broker restarted without persistence) learns it again from the duplicates it sends.
+A new alert on a table's journal asks it for the whole journal again, so that the first row
+that differs from the copy is named, not only the one that showed it.
 A row past a gap asks the table to send again from the copy's last row (at most once a second a
 table). On each connection the floor acknowledges every table's current journal again.
 
@@ -199,6 +201,9 @@ class FloorService:
         outcome = store.receive(table, where.journal, message.payload)
         if outcome.alert is not None:
             alerts.append(outcome.alert)
+            # Every row again: the rows before this one are compared, so the first that differs is named.
+            acks[table] = Ack(where.journal, 0, None, resend=True)
+            return
         tail = store.tail(table, where.journal) or (0, None)
         if outcome.verdict is Verdict.STORE:
             self.stored += 1

@@ -191,7 +191,8 @@ def test_an_archived_journal_stays_a_chain_of_its_own_and_export_prints_the_new_
         wait_until(floor_holds(db, table.state_dir, "craps-1"), what="the first journal's copy")
         assert table.close()
         old = journal_lines(table.state_dir)
-        assert main(["journal", "--state-dir", str(table.state_dir), "archive", "--to", str(tmp_path / "archive")]) == 0
+        assert main(["journal", "--state-dir", str(table.state_dir), "archive", "--to", str(tmp_path / "archive"),
+                     "--force"]) == 0
         table = Table(tmp_path / "t1", "craps-1", broker)  # a new journal, at seq 1
         table.bets(2)
         wait_until(floor_holds(db, table.state_dir, "craps-1"), what="the new journal's copy")
