@@ -159,8 +159,8 @@ class FloorPublisher:
                     pass
             client.disconnect()
             client.loop_stop()
-        if not done:
-            left = self.progress()
+        left = self.progress()
+        if not done and left.head > left.acked:
             log.warning("floor: %d rows of table %s not yet acknowledged by the floor (up to row %d); they go at "
                         "the next start", left.head - left.acked, self.table_id, left.head)
         return done

@@ -68,6 +68,7 @@ class FloorService:
         self._resent_at: dict[str, float] = {}
         self._reack = threading.Event()
         self._failure: BaseException | None = None
+        self._stopping = False
         self.stored = 0
         """Rows stored since the start (the bench reads it)."""
 
@@ -93,6 +94,7 @@ class FloorService:
 
     def stop(self) -> None:
         """Store what has come, then disconnect."""
+        self._stopping = True
         if self._client is not None:
             self._client.disconnect()
             self._client.loop_stop()
@@ -118,7 +120,7 @@ class FloorService:
         log.info("floor: connected to %s", self.broker.url)
 
     def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any, properties: Any = None) -> None:
-        if self._connected.is_set():
+        if self._connected.is_set() and not self._stopping:
             log.warning("floor: lost the broker %s (%s); reconnecting", self.broker.url, reason)
         self._connected.clear()
 
