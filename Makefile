@@ -28,9 +28,10 @@ run: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
-# The import contracts of pyproject.toml ([tool.importlinter]).
+# The import contracts and the linters, configured in pyproject.toml.
 lint: $(LINT_STAMP)
 	$(BIN)/lint-imports
+	$(BIN)/ruff check .
 
 clean:
 	rm -rf $(VENV) var build *.egg-info
