@@ -10,9 +10,9 @@ Delivery is end to end. The broker's PUBACK says only that the broker took a row
 without persistence, a queue limit or a floor not yet subscribed can still lose it), so the cursor
 (:mod:`controller.floor.cursor`) moves only when the floor acknowledges on its retained topic
 ``dicetable/floor/ack/<table>``. The publisher sends at most :data:`WINDOW` rows past that
-acknowledgement; when none comes for :data:`RESEND_AFTER_S`, after every reconnection, and when the
-floor asks (``"resend": true``, a gap it saw), it sends again from the row after the last one
-acknowledged. The floor knows a row it holds by its seq and hash, so a row sent twice is harmless.
+acknowledgement; when none comes for :data:`RESEND_AFTER_S` (doubling while none comes), after every
+reconnection, and when the floor asks (``"resend": true``, a gap it saw), it sends again from the
+row after the last one acknowledged. The floor knows a row it holds by its seq and hash, so a row sent twice is harmless.
 
 It also keeps the table's retained status topic (game, phase, point, last roll, camera and display
 health, and the journal's last row) and its ``online`` topic: ``online`` at each connection, and
@@ -43,8 +43,11 @@ log = logging.getLogger(__name__)
 WINDOW = 1000
 #: Rows read from the journal in one go.
 CHUNK = 200
-#: With rows sent and no acknowledgement for this long, send again from the last one acknowledged.
+#: With rows sent and no acknowledgement for this long, send again from the last one acknowledged;
+#: each such resend with no acknowledgement since doubles the wait, up to :data:`RESEND_MAX_S`, so a
+#: floor that is only slow is not buried under the rows it has not reached yet.
 RESEND_AFTER_S = 10.0
+RESEND_MAX_S = 160.0
 #: How long a clean exit waits for the floor to acknowledge what is left.
 DRAIN_S = 10.0
 #: The status is published at most this often (its last change is always published).
@@ -94,6 +97,7 @@ class FloorPublisher:
         self._sent = 0
         self._acked = 0
         self._progress_at = clock()
+        self._resend_after = RESEND_AFTER_S
         self._cursor_saved: Cursor | None = None
         self._cursor_at = 0.0
         self._status_sent: dict[str, Any] | None = None
@@ -102,6 +106,7 @@ class FloorPublisher:
         self._client: Any = None
         self._thread: threading.Thread | None = None
         self._quiet = False  # a journal that cannot be read is logged once per outage
+        self._told: set[int] = set()  # rows the floor's copy disagrees with, logged once each
 
     # -- the table's side: start, wake, close; none of them waits for the network but close ----
 
@@ -266,9 +271,12 @@ class FloorPublisher:
             self._reconnected = False
             if reconnected:
                 self._status_sent = None  # a broker restarted without persistence lost it
-            if reconnected or (self._sent > self._acked and self._clock() - self._progress_at > RESEND_AFTER_S):
+            overdue = self._sent > self._acked and self._clock() - self._progress_at > self._resend_after
+            if reconnected or overdue:
                 self._sent = self._acked  # every row after the last one acknowledged goes again
                 self._progress_at = self._clock()
+                if overdue:
+                    self._resend_after = min(2 * self._resend_after, RESEND_MAX_S)
             sent, limit = self._sent, self._acked + WINDOW
         self._save_cursor()
         rows = self._read(sent, min(CHUNK, limit - sent)) if connected and sent < limit else []
@@ -328,22 +336,30 @@ class FloorPublisher:
             if seq > self._head[0]:
                 self._follow_head()
             if seq > self._head[0]:
-                log.error("floor: the floor holds row %d of table %s's journal, which now ends at row %d: rows "
-                          "were cut off its end", seq, self.table_id, self._head[0])
+                self._tell(seq, "floor: the floor holds row %d of table %s's journal, which now ends at row %d: rows "
+                           "were cut off its end", seq, self.table_id, self._head[0])
                 seq = self._head[0]
             elif seq and ack.hash is not None:
                 mine = self._read(seq - 1, 1)
                 if mine and mine[0].hash != ack.hash:
-                    log.error("floor: row %d of table %s's journal differs from the floor's copy: the journal was "
-                              "rewritten after the floor took it; sending it again so the floor names it",
-                              seq, self.table_id)
+                    self._tell(seq, "floor: row %d of table %s's journal differs from the floor's copy: the journal "
+                               "was rewritten after the floor took it; sending it again so the floor names it",
+                               seq, self.table_id)
                     seq -= 1
             with self._lock:
                 if seq != self._acked or ack.resend:
                     self._progress_at = self._clock()
+                    self._resend_after = RESEND_AFTER_S
                 if ack.resend or seq < self._acked or self._sent < seq:
                     self._sent = seq  # from the row after the floor's last: asked for, or never sent to it
                 self._acked = seq
+
+    def _tell(self, seq: int, message: str, *args: Any) -> None:
+        """Log, once for row ``seq``, what the floor's acknowledgement says against the journal (the floor
+        acknowledges again with every batch)."""
+        if seq not in self._told:
+            self._told.add(seq)
+            log.error(message, *args)
 
     def _save_cursor(self, force: bool = False) -> None:
         with self._lock:

@@ -283,10 +283,18 @@ class FloorStore:
             "ORDER BY 1")]
 
     def journals(self, table: str) -> list[tuple[str, str, int]]:
-        """``table``'s journals (id, first row's time, rows held), oldest first."""
-        return [(j, ts, n) for j, ts, n in self._db.execute(
-            "SELECT j.journal, j.first_ts, (SELECT COUNT(*) FROM rows r WHERE r.table_id = j.table_id AND "
-            "r.journal = j.journal) FROM journals j WHERE j.table_id = ? ORDER BY j.first_ts, j.rowid", (table,))]
+        """``table``'s journals (id, first row's time, rows held), oldest first. Rows held is the
+        copy's last seq: a copy is taken only as an unbroken chain from row 1."""
+        return [(j, ts, n or 0) for j, ts, n in self._db.execute(
+            "SELECT j.journal, j.first_ts, (SELECT r.seq FROM rows r WHERE r.table_id = j.table_id AND "
+            "r.journal = j.journal ORDER BY r.seq DESC LIMIT 1) FROM journals j WHERE j.table_id = ? "
+            "ORDER BY j.first_ts, j.rowid", (table,))]
+
+    def last_row(self, table: str, journal: str) -> tuple[int, str] | None:
+        """The seq and time of the copy's last row of ``journal``."""
+        found = self._db.execute("SELECT seq, ts FROM rows WHERE table_id = ? AND journal = ? ORDER BY seq DESC "
+                                 "LIMIT 1", (table, journal)).fetchone()
+        return None if found is None else (int(found[0]), str(found[1]))
 
     def lines(self, table: str, journal: str | None = None, *, since: int = 0) -> Iterator[str]:
         """The rows of ``journal`` (``table``'s current one by default) as received, in order."""
@@ -297,9 +305,9 @@ class FloorStore:
                                         "ORDER BY seq", (table, journal, since)):
             yield line
 
-    def last_lines(self, table: str, count: int) -> list[str]:
-        """The last ``count`` rows of ``table``'s current journal, in order."""
-        journal = self.current_journals().get(table)
+    def last_lines(self, table: str, count: int, journal: str | None = None) -> list[str]:
+        """The last ``count`` rows of ``journal`` (``table``'s current one by default), in order."""
+        journal = journal or self.current_journals().get(table)
         if journal is None:
             return []
         found = self._db.execute("SELECT line FROM rows WHERE table_id = ? AND journal = ? ORDER BY seq DESC LIMIT ?",

@@ -154,3 +154,32 @@ def test_tls_to_the_broker_with_its_ca(tmp_path):
         finally:
             table.close()
             floor.stop()
+
+
+def test_dicetable_floor_runs_the_service_and_its_page_until_sigterm(tmp_path, broker):
+    import httpx
+
+    from controller.web.users import add_user
+
+    add_user(tmp_path / "users", "pat", "pit", "watch-the-floor")
+    (tmp_path / "floor-password").write_text(broker.users["floor"] + "\n")
+    db = tmp_path / "floor.sqlite3"
+    floor = subprocess.Popen([sys.executable, "-m", "controller.cli", "floor", "--broker", broker.url(), "--username",
+                              "floor", "--password-file", str(tmp_path / "floor-password"), "--db", str(db),
+                              "--listen", "127.0.0.1:0", "--users", str(tmp_path / "users")],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        started = floor.stdout.readline()
+        assert "page on http://127.0.0.1:" in started, floor.stderr.read() if floor.poll() is not None else started
+        url = started.rsplit(" ", 1)[1].strip().rstrip("/")
+        table = Table(tmp_path / "t1", "craps-1", broker)
+        table.bets(3)
+        wait_until(floor_holds(db, table.state_dir, "craps-1"), what="the copy")
+        table.close()
+        with httpx.Client(base_url=url, timeout=10) as client:
+            assert client.post("/api/login", json={"user": "pat", "password": "watch-the-floor"}).status_code == 200
+            tables = client.get("/api/floor").json()["tables"]
+            assert [(t["table"], t["rows"], t["status"]["game"]) for t in tables] == [("craps-1", 4, "craps")]
+    finally:
+        floor.send_signal(signal.SIGTERM)
+        assert floor.wait(timeout=30) == 0

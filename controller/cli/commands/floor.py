@@ -29,7 +29,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--listen", metavar="HOST:PORT", default="127.0.0.1:8090",
                         help="where the floor page listens (default 127.0.0.1:8090); 'none' for no page")
     parser.add_argument("--users", metavar="FILE",
-                        help="the floor page's users file (the table console's format, docs/floor.md)")
+                        help="the floor page's users file (`dicetable user --users FILE add NAME --role pit`)")
+    parser.add_argument("--certificate", metavar="FILE", help="the page's TLS certificate (PEM; needed off loopback)")
+    parser.add_argument("--key", metavar="FILE", help="the page's TLS private key (PEM)")
+    parser.add_argument("--networks", metavar="CIDR", nargs="+", default=[],
+                        help="networks besides loopback whose browsers may open the page, e.g. 192.168.1.0/24")
     parser.add_argument("-v", "--verbose", action="store_true", help="log every connection and resend")
     actions = parser.add_subparsers(dest="action", metavar="ACTION")
     export = actions.add_parser("export", help="a table's rows of its current journal, as `journal export` prints them")
@@ -127,7 +131,8 @@ def _serve(args: argparse.Namespace) -> int:
         from controller.floor.page import PageError, start_page
 
         try:
-            page = start_page(args.db, args.listen, users=args.users)
+            page = start_page(args.db, args.listen, users=args.users, certificate=args.certificate, key=args.key,
+                              networks=tuple(args.networks))
         except PageError as exc:
             print(f"dicetable floor: {exc}", file=sys.stderr)
             return 2
@@ -141,8 +146,8 @@ def _serve(args: argparse.Namespace) -> int:
         if page is not None:
             page.stop()
         return 2
-    print(f"dicetable floor: {args.db} from {broker.url}"
-          + (f", page on http://{args.listen}/" if page is not None else ""), flush=True)
+    print(f"dicetable floor: {args.db} from {broker.url}" + (f", page on {page.url}" if page is not None else ""),
+          flush=True)
     try:
         while not stop.wait(0.5):
             if not service.alive:
