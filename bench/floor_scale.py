@@ -37,6 +37,7 @@ import tempfile
 import time
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -47,9 +48,9 @@ TICKS = os.sysconf("SC_CLK_TCK")
 def roll_rows(rng: random.Random, number: int) -> tuple[dict, list[dict]]:
     """A read and the nine effects it settles, sized like a real table's rows."""
     dice = [rng.randint(1, 6), rng.randint(1, 6)]
-    read = {"event": "read", "status": "ok", "dice": dice, "confidence": 0.97, "ms": 9.1, "size": [640, 480],
+    read: dict[str, Any] = {"event": "read", "status": "ok", "dice": dice, "confidence": 0.97, "ms": 9.1, "size": [640, 480],
             "frame": f"craps-20261201T120000000-{number:07d}.jpg", "boxes": [[120, 200, 70, 70], [300, 210, 70, 70]]}
-    effects = [{"event": "roll", "dice": dice, "game": "craps", "source": "read"}]
+    effects: list[dict[str, Any]] = [{"event": "roll", "dice": dice, "game": "craps", "source": "read"}]
     for seat in range(8):
         effects.append({"event": "settle", "seat": "ABCDEFGH"[seat], "bet": "place", "number": 6, "amount": 600,
                         "result": "win" if sum(dice) == 6 else "no_action", "paid": 700 if sum(dice) == 6 else 0})
@@ -150,6 +151,7 @@ def main() -> int:
     from controller.floor.mosquitto import PrivateBroker
     from controller.floor.store import FloorStore
 
+    load_before = os.getloadavg()[0]  # other work on the machine competes with the floor: say how much
     folder = Path(args.dir or tempfile.mkdtemp(prefix="floor-bench-"))
     folder.mkdir(parents=True, exist_ok=True)
     shm = Path("/dev/shm")
@@ -173,6 +175,7 @@ def main() -> int:
                for first in range(0, args.tables, per)]
     while time.time() < start:
         time.sleep(0.05)
+    assert broker.process is not None
     processes = {"floor": [floor.pid], "broker": [broker.process.pid], "tables": [w.pid for w in workers]}
     usage = []
     for k in range(len(args.rates)):
@@ -191,7 +194,8 @@ def main() -> int:
         db_mb = db.stat().st_size / 2**20
         rows_held = len(lags)
     print(f"{args.tables} tables in {len(workers)} processes, phases of {args.phase_s:g} s; floor database {db}: "
-          f"{rows_held} rows, {db_mb:.1f} MB ({1e6 * db_mb / max(1, rows_held):.0f} bytes a row)")
+          f"{rows_held} rows, {db_mb:.1f} MB ({1e6 * db_mb / max(1, rows_held):.0f} bytes a row); "
+          f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after, on {os.cpu_count()} cores")
     print("rate/table  written/s  stored/s   lag p50   lag p99   first/last third p50   CPU% floor broker tables   "
           "RSS MB floor broker tables")
     previous = 0

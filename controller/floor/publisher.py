@@ -25,6 +25,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
@@ -308,18 +310,12 @@ class FloorPublisher:
         try:
             return list(islice(reading, max(0, count)))
         finally:
-            reading.close()
+            _close(reading)
 
     def _follow_head(self) -> None:
         """Learn the journal's last row (only the rows after the one known are read)."""
         assert self._journal is not None
-        reading = self._journal.entries(self._head[0])
-        try:
-            last = None
-            for last in reading:
-                pass
-        finally:
-            reading.close()
+        last = _last_of(self._journal.entries(self._head[0]))
         if last is not None:
             with self._lock:
                 self._head = (last.seq, last.hash)
@@ -397,19 +393,28 @@ def _first(journal: Journal) -> Entry | None:
     try:
         return next(reading, None)
     finally:
-        reading.close()
+        _close(reading)
 
 
 def _last(journal: Journal) -> Entry:
     """The journal's last row (rows are numbered from 1 without gaps in a journal the chain vouches
     for; in any other the rows after the count are read)."""
-    rows = len(journal)
-    reading = journal.entries(max(0, rows - 1))
-    try:
-        last = None
-        for last in reading:
-            pass
-    finally:
-        reading.close()
+    last = _last_of(journal.entries(max(0, len(journal) - 1)))
     assert last is not None
     return last
+
+
+def _last_of(reading: Iterator[Entry]) -> Entry | None:
+    """The last row ``reading`` gives (None for none), the reading closed whatever happens."""
+    try:
+        found = deque(reading, maxlen=1)
+    finally:
+        _close(reading)
+    return found[0] if found else None
+
+
+def _close(reading: Iterator[Entry]) -> None:
+    """End a reading of the journal now (a generator left open would hold SQLite's read transaction)."""
+    close = getattr(reading, "close", None)
+    if close is not None:
+        close()
