@@ -171,10 +171,17 @@ def _open_store(db: Path | str) -> FloorStore:
         return FloorStore(db, readonly=True)
 
 
-def start_page(db: Path | str, listen: str, *, users: str | None, certificate: str | None = None,
-               key: str | None = None, networks: tuple[str, ...] = ()) -> Page:
-    """Serve the page of the database ``db`` on ``listen`` (``HOST:PORT``); :class:`PageError`
-    when it cannot be served as asked."""
+def default_users(db: Path | str) -> Path:
+    """The page's users file when none is named: ``floor-users`` beside the database."""
+    return Path(db).parent / "floor-users"
+
+
+def start_page(db: Path | str, listen: str, *, users: str | Path | None = None, certificate: str | None = None,
+               key: str | None = None, networks: tuple[str, ...] = ()) -> Page | None:
+    """Serve the page of the database ``db`` on ``listen`` (``HOST:PORT``), its logins from ``users``
+    (:func:`default_users` by default; a file not there yet lets nobody in until a user is added).
+    :class:`PageError` when it cannot be served as asked; None, with a warning, when the address is
+    taken (the floor keeps the journals all the same)."""
     from controller.web.access import parse_networks
     from controller.web.serve import WebServer, parse_listen, tls_context
     from controller.web.users import UsersError, UsersFile
@@ -183,12 +190,10 @@ def start_page(db: Path | str, listen: str, *, users: str | None, certificate: s
         where = parse_listen(listen)
     except ValueError as exc:
         raise PageError(f"--listen: {exc}") from None
-    if not users:
-        raise PageError("--users FILE: the floor page needs its users (`dicetable user --users FILE add NAME "
-                        "--role pit`), or --listen none for no page")
-    if not Path(users).is_file():
-        raise PageError(f"--users {users}: no such file (`dicetable user --users {users} add NAME --role pit` "
-                        "makes it)")
+    users = Path(users) if users else default_users(db)
+    if not users.exists():
+        log.warning("floor page: nobody can log in until a user is added: dicetable user --users %s add NAME "
+                    "--role pit", users)
     if bool(certificate) != bool(key):
         raise PageError("--certificate and --key: both or neither")
     if not where.loopback and not certificate:
@@ -196,7 +201,7 @@ def start_page(db: Path | str, listen: str, *, users: str | None, certificate: s
                         "since a password must not cross the network in the clear")
     try:
         people = UsersFile(users)
-        if people.problem:  # a file that is not there, or open to other users, is said at the start
+        if people.problem and users.exists():  # a file open to other users, or with a mistake: said at the start
             raise PageError(f"--users: {people.problem}")
         allowed = parse_networks(networks)
         tls = tls_context(certificate, key) if certificate and key else None
@@ -223,7 +228,7 @@ def start_page(db: Path | str, listen: str, *, users: str | None, certificate: s
         loop.create_task(poll())
 
     server = WebServer(app, where, tls=tls, on_loop=on_loop, on_stop=events.close, name="floor page")
-    if not server.start():
+    if not server.start():  # the warning names the address and why
         store.close()
-        raise PageError(f"--listen {listen}: cannot listen there (see the log)")
+        return None
     return Page(server, events, store)

@@ -89,14 +89,28 @@ def test_a_table_quiet_too_long_while_online_is_shown_silent(tmp_path):
 
 
 def test_the_page_is_refused_without_users_and_off_loopback_without_tls(tmp_path, users):
-    with pytest.raises(PageError, match="--users FILE"):
-        start_page(tmp_path / "floor.sqlite3", "127.0.0.1:0", users=None)
     with pytest.raises(PageError, match="needs TLS"):
         start_page(tmp_path / "floor.sqlite3", "0.0.0.0:0", users=str(users))
     with pytest.raises(PageError, match="--listen"):
         start_page(tmp_path / "floor.sqlite3", "nowhere", users=str(users))
+    (tmp_path / "open-users").write_text("")
+    (tmp_path / "open-users").chmod(0o666)
     with pytest.raises(PageError, match="--users"):
-        start_page(tmp_path / "floor.sqlite3", "127.0.0.1:0", users=str(tmp_path / "missing"))
+        start_page(tmp_path / "floor.sqlite3", "127.0.0.1:0", users=str(tmp_path / "open-users"))
+
+
+def test_without_a_users_file_the_page_serves_and_lets_nobody_in(tmp_path, caplog):
+    import httpx
+
+    page = start_page(tmp_path / "floor.sqlite3", "127.0.0.1:0")
+    assert page is not None
+    try:
+        assert "dicetable user --users" in caplog.text and str(tmp_path / "floor-users") in caplog.text
+        with httpx.Client(base_url=page.url.rstrip("/"), timeout=10) as client:
+            assert client.get("/").status_code == 200
+            assert client.post("/api/login", json={"user": "pat", "password": "watch-the-floor"}).status_code == 401
+    finally:
+        page.stop()
 
 
 def test_the_page_served_pushes_an_alert_to_a_browser(tmp_path, users):
@@ -104,6 +118,7 @@ def test_the_page_served_pushes_an_alert_to_a_browser(tmp_path, users):
 
     _floor(tmp_path).close()
     page = start_page(tmp_path / "floor.sqlite3", "127.0.0.1:0", users=str(users))
+    assert page is not None
     try:
         with httpx.Client(base_url=page.url.rstrip("/"), timeout=10) as client:
             assert client.post("/api/login", json={"user": "pat", "password": "watch-the-floor"}).status_code == 200

@@ -95,19 +95,23 @@ def test_a_table_with_its_broker_down_runs_on_and_a_table_killed_with_sigkill_lo
     assert sum(1 for e in rolls if e["event"] == "roll") == 40
 
 
-def test_the_demo_publishes_its_three_tables(tmp_path, broker):
+def test_the_demo_publishes_its_three_tables_to_dicetable_floor(tmp_path, broker):
+    """Both as the contract spells them: `dicetable run --floor URL` and `dicetable floor --broker URL --db FILE`."""
     db = tmp_path / "floor.sqlite3"
-    floor = start_floor(db, broker)
+    floor = subprocess.Popen([sys.executable, "-m", "controller.cli", "floor", "--broker", broker.url("floor"),
+                              "--db", str(db)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
+        assert "dicetable floor:" in floor.stdout.readline()
         done = subprocess.run([sys.executable, "-m", "controller.cli", "run", "--rolls", "1", "--state-dir",
                                str(tmp_path / "var"), "--floor", broker.url("demo")], capture_output=True, text=True,
                               timeout=120, cwd=tmp_path)
         assert done.returncode == 0, done.stderr
         for game in ("craps", "hazard", "bang"):
             assert f"floor: every row acknowledged as demo-{game}" in done.stdout
-            assert floor_holds(db, tmp_path / "var" / game, f"demo-{game}")()
+            wait_until(floor_holds(db, tmp_path / "var" / game, f"demo-{game}"), what=f"demo-{game}'s copy")
     finally:
-        floor.stop()
+        floor.send_signal(signal.SIGTERM)
+        assert floor.wait(timeout=30) == 0
 
 
 def test_run_floor_is_refused_where_it_would_do_nothing_and_a_bad_url_is_named(tmp_path, capsys):

@@ -29,7 +29,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--listen", metavar="HOST:PORT", default="127.0.0.1:8090",
                         help="where the floor page listens (default 127.0.0.1:8090); 'none' for no page")
     parser.add_argument("--users", metavar="FILE",
-                        help="the floor page's users file (`dicetable user --users FILE add NAME --role pit`)")
+                        help="the floor page's users file (default: floor-users beside --db), made and kept with "
+                             "`dicetable user --users FILE add NAME --role pit`")
     parser.add_argument("--certificate", metavar="FILE", help="the page's TLS certificate (PEM; needed off loopback)")
     parser.add_argument("--key", metavar="FILE", help="the page's TLS private key (PEM)")
     parser.add_argument("--networks", metavar="CIDR", nargs="+", default=[],
