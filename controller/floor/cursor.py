@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+from itertools import islice
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,3 +46,25 @@ def write_cursor(state_dir: Path, cursor: Cursor) -> None:
     partial = path.with_name(f".{CURSOR_FILE}.part")
     partial.write_text(json.dumps({"journal": cursor.journal, "seq": cursor.seq}) + "\n", encoding="utf-8")
     os.replace(partial, path)
+
+
+def unacknowledged(state_dir: Path) -> tuple[int, int] | None:
+    """For a table that publishes to a floor (it keeps a cursor): the last row of its journal the
+    floor acknowledged and the journal's last row, when they differ; None when the floor has every
+    row, or the table has no floor, or no journal. ``journal archive`` asks it: rows archived
+    before the floor took them would never reach the floor."""
+    from controller.journal import Journal, JournalError
+
+    cursor = read_cursor(state_dir)
+    if cursor is None:
+        return None
+    try:
+        with Journal.open(state_dir, readonly=True) as journal:
+            rows = len(journal)
+            first = next(iter(list(islice(journal.entries(0), 1))), None)  # the reading ends before the journal
+    except JournalError:
+        return None
+    if first is None:
+        return None
+    acked = cursor.seq if cursor.journal == first.hash else 0
+    return (acked, rows) if acked < rows else None

@@ -139,3 +139,14 @@ def test_rows_and_alerts_cannot_be_changed_in_place(tmp_path):
 def test_a_missing_database_is_a_reason_not_a_traceback(tmp_path, capsys):
     assert main(["floor", "--db", str(tmp_path / "none.sqlite3"), "check"]) == 2
     assert "no floor database" in capsys.readouterr().err
+
+
+def test_journal_archive_refuses_rows_the_floor_has_not_acknowledged(tmp_path, capsys):
+    from controller.floor.cursor import Cursor, write_cursor
+
+    lines = journal_rows(tmp_path, 1)  # the table's header alone: nothing on the layout
+    write_cursor(tmp_path / "t", Cursor(first_hash(lines[0]), 0))
+    assert main(["journal", "--state-dir", str(tmp_path / "t"), "archive", "--to", str(tmp_path / "a")]) == 2
+    assert "the floor has acknowledged 0 of the journal's 1 rows" in capsys.readouterr().err
+    write_cursor(tmp_path / "t", Cursor(first_hash(lines[0]), 1))
+    assert main(["journal", "--state-dir", str(tmp_path / "t"), "archive", "--to", str(tmp_path / "a")]) == 0
