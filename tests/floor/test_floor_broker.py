@@ -5,6 +5,8 @@ Each fault ends with the floor's copy equal to the table's journal, or with the 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import threading
 
 import paho.mqtt.client as mqtt
@@ -103,21 +105,31 @@ def test_a_broker_killed_and_restarted_mid_session_loses_no_row(tmp_path, broker
     assert not floor_alerts(db)
 
 
-def test_a_floor_restarted_mid_session_catches_up(tmp_path, broker):
+def _floor_process(db, broker) -> subprocess.Popen:
+    """`dicetable floor` in a process of its own, once it has said it runs."""
+    process = subprocess.Popen([sys.executable, "-m", "controller.cli", "floor", "--broker", broker.url("floor"),
+                                "--db", str(db), "--listen", "none"], stdout=subprocess.PIPE, text=True)
+    assert "dicetable floor:" in process.stdout.readline()
+    return process
+
+
+def test_a_floor_killed_with_sigkill_and_restarted_mid_session_catches_up(tmp_path, broker):
     db = tmp_path / "floor.sqlite3"
-    floor = start_floor(db, broker)
+    floor = _floor_process(db, broker)
     table = Table(tmp_path / "t1", "craps-1", broker)
     try:
         table.bets(30)
         wait_until(lambda: len(floor_lines(db, "craps-1")) > 5, what="the first rows")
-        floor.stop()
+        floor.kill()
+        floor.wait(timeout=10)
         table.bets(30)
-        floor = start_floor(db, broker)
+        floor = _floor_process(db, broker)
         table.bets(10)
         wait_until(floor_holds(db, table.state_dir, "craps-1"), timeout=40, what="the copy after the floor's restart")
         assert table.close()
     finally:
-        floor.stop()
+        floor.kill()
+        floor.wait(timeout=10)
     assert not floor_alerts(db)
 
 
