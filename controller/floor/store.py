@@ -3,8 +3,9 @@
 Why its own database, and SQLite by default: the floor's copy must be out of reach of whoever
 controls a table, and one file on the floor's machine is enough for a casino's tables (the
 figures are in docs/floor.md); WAL with ``synchronous=FULL``, since the floor acknowledges a row
-only once it is on disk. Rows and alerts are append-only (triggers refuse UPDATE and DELETE);
-the ``tables`` rows (status, online) are the latest word of each table and are replaced.
+only once it is on disk. A ``postgresql://`` URL names a PostgreSQL database instead
+(:mod:`controller.floor.backends`). Journals, rows and alerts are append-only (triggers refuse
+UPDATE and DELETE); ``table_state`` (status, online) is each table's latest word and is replaced.
 
 A journal is known by its table id and its first row's hash, so a table that archives its
 journal and begins a new one at seq 1 has each kept as its own chain. The *current* journal of a
@@ -13,60 +14,16 @@ table is the one whose first row is the most recent.
 from __future__ import annotations
 
 import logging
-import sqlite3
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
+from controller.floor.backends import BackendError, describe, open_backend
 from controller.floor.judge import Row, RowError, Verdict, judge, parse_row, replaced_fault, status_fault
 from controller.floor.topics import OFFLINE, ONLINE, status_payload
 
 log = logging.getLogger(__name__)
-
-_SCHEMA = """
-CREATE TABLE journals (
-    table_id  TEXT NOT NULL,
-    journal   TEXT NOT NULL,
-    first_ts  TEXT NOT NULL,
-    PRIMARY KEY (table_id, journal)
-);
-CREATE TABLE rows (
-    table_id  TEXT NOT NULL,
-    journal   TEXT NOT NULL,
-    seq       INTEGER NOT NULL,
-    ts        TEXT NOT NULL,
-    hash      TEXT NOT NULL,
-    prev_hash TEXT NOT NULL,
-    line      TEXT NOT NULL,
-    stored_at TEXT NOT NULL,
-    PRIMARY KEY (table_id, journal, seq)
-);
-CREATE TABLE alerts (
-    id        INTEGER PRIMARY KEY,
-    table_id  TEXT NOT NULL,
-    journal   TEXT,
-    seq       INTEGER,
-    kind      TEXT NOT NULL,
-    message   TEXT NOT NULL,
-    raised_at TEXT NOT NULL,
-    UNIQUE (table_id, journal, seq, kind)
-);
-CREATE TABLE tables (
-    table_id  TEXT PRIMARY KEY,
-    status    TEXT,
-    status_at TEXT,
-    online    INTEGER,
-    online_at TEXT
-);
-CREATE TRIGGER rows_no_update BEFORE UPDATE ON rows BEGIN SELECT RAISE(ABORT, 'the floor keeps rows as received'); END;
-CREATE TRIGGER rows_no_delete BEFORE DELETE ON rows BEGIN SELECT RAISE(ABORT, 'the floor keeps rows as received'); END;
-CREATE TRIGGER journals_no_update BEFORE UPDATE ON journals BEGIN SELECT RAISE(ABORT, 'append-only'); END;
-CREATE TRIGGER journals_no_delete BEFORE DELETE ON journals BEGIN SELECT RAISE(ABORT, 'append-only'); END;
-CREATE TRIGGER alerts_no_update BEFORE UPDATE ON alerts BEGIN SELECT RAISE(ABORT, 'alerts stand'); END;
-CREATE TRIGGER alerts_no_delete BEFORE DELETE ON alerts BEGIN SELECT RAISE(ABORT, 'alerts stand'); END;
-"""
-
 
 class FloorStoreError(RuntimeError):
     """The floor's database cannot be opened or written."""
@@ -107,24 +64,14 @@ class FloorStore:
     """The floor's SQLite database at ``path``. One writer (the floor service); ``readonly`` for
     the page and the ``export`` and ``check`` commands, beside it."""
 
-    def __init__(self, path: Path | str, *, readonly: bool = False):
-        self.path = Path(path)
+    def __init__(self, target: Path | str, *, readonly: bool = False):
+        self.target = target
         try:
-            if readonly:
-                if not self.path.is_file():
-                    raise FloorStoreError(f"no floor database at {self.path}")
-                self._db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None,
-                                           check_same_thread=False)
-            else:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                self._db = sqlite3.connect(self.path, isolation_level=None)
-                self._db.execute("PRAGMA journal_mode=WAL")
-                self._db.execute("PRAGMA synchronous=FULL")
-                if self._db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0] == 0:
-                    self._db.executescript(f"BEGIN IMMEDIATE; {_SCHEMA} COMMIT;")
-            self._db.execute("SELECT COUNT(*) FROM rows").fetchone()
-        except (sqlite3.Error, OSError) as exc:
-            raise FloorStoreError(f"cannot open the floor database {self.path}: {exc}") from exc
+            self._sql = open_backend(target, readonly)
+        except BackendError as exc:
+            raise FloorStoreError(str(exc)) from None
+        except Exception as exc:  # noqa: BLE001 - sqlite3's, psycopg's or the file system's: said, never a traceback
+            raise FloorStoreError(f"cannot open the floor database {describe(target)}: {exc}") from exc
         self._tails: dict[tuple[str, str], tuple[int, str]] = {}
         #: Each journal whose copy an alert closed, and the row where its table's journal left it:
         #: a row before it is still compared (an earlier rewrite is named), none after it is taken.
@@ -133,7 +80,7 @@ class FloorStore:
             self._load_tails()
 
     def close(self) -> None:
-        self._db.close()
+        self._sql.close()
 
     def __enter__(self) -> "FloorStore":
         return self
@@ -142,11 +89,11 @@ class FloorStore:
         self.close()
 
     def _load_tails(self) -> None:
-        for table, journal, seq, digest in self._db.execute(
-                "SELECT r.table_id, r.journal, r.seq, r.hash FROM rows r JOIN (SELECT table_id, journal, MAX(seq) AS "
-                "seq FROM rows GROUP BY table_id, journal) m USING (table_id, journal, seq)"):
+        for table, journal, seq, digest in self._sql.execute(
+                "SELECT r.table_id, r.journal, r.seq, r.hash FROM journal_rows r JOIN (SELECT table_id, journal, MAX(seq) AS "
+                "seq FROM journal_rows GROUP BY table_id, journal) m USING (table_id, journal, seq)"):
             self._tails[(table, journal)] = (seq, digest)
-        for table, journal, seq in self._db.execute(
+        for table, journal, seq in self._sql.execute(
                 "SELECT table_id, journal, MIN(COALESCE(seq, 0)) FROM alerts WHERE journal IS NOT NULL GROUP BY "
                 "table_id, journal"):
             self._broken[(table, journal)] = seq
@@ -154,14 +101,14 @@ class FloorStore:
     # -- writing (the service's one thread), in batches -------------------------------------
 
     def begin(self) -> None:
-        self._db.execute("BEGIN IMMEDIATE")
+        self._sql.begin()
 
     def commit(self) -> None:
-        self._db.execute("COMMIT")
+        self._sql.execute("COMMIT")
 
     def rollback(self) -> None:
-        if self._db.in_transaction:
-            self._db.execute("ROLLBACK")
+        if self._sql.in_transaction():
+            self._sql.execute("ROLLBACK")
 
     def tail(self, table: str, journal: str) -> tuple[int, str] | None:
         """The copy's last row of ``journal`` (seq, hash), or None when it holds none."""
@@ -199,22 +146,22 @@ class FloorStore:
         self._broken[key] = min(seq, self._broken.get(key, seq))
 
     def _held(self, table: str, journal: str, seq: int) -> str | None:
-        found = self._db.execute("SELECT hash FROM rows WHERE table_id = ? AND journal = ? AND seq = ?",
+        found = self._sql.execute("SELECT hash FROM journal_rows WHERE table_id = ? AND journal = ? AND seq = ?",
                                  (table, journal, seq)).fetchone()
         return None if found is None else str(found[0])
 
     def _store(self, table: str, journal: str, row: Row) -> Alert | None:
         alert = None
         if row.seq == 1:
-            earlier = self._db.execute(
-                "SELECT MAX(r.ts) FROM rows r JOIN journals j USING (table_id, journal) WHERE r.table_id = ? "
+            earlier = self._sql.execute(
+                "SELECT MAX(r.ts) FROM journal_rows r JOIN journals j USING (table_id, journal) WHERE r.table_id = ? "
                 "AND r.journal != ?", (table, journal)).fetchone()[0]
             fault = replaced_fault(row.ts, earlier)
-            self._db.execute("INSERT INTO journals (table_id, journal, first_ts) VALUES (?, ?, ?)",
+            self._sql.execute("INSERT INTO journals (table_id, journal, first_ts) VALUES (?, ?, ?)",
                              (table, journal, row.ts))
             if fault:
                 alert = self.raise_alert(table, journal, 1, "replaced", fault)
-        self._db.execute("INSERT INTO rows (table_id, journal, seq, ts, hash, prev_hash, line, stored_at) "
+        self._sql.execute("INSERT INTO journal_rows (table_id, journal, seq, ts, hash, prev_hash, line, stored_at) "
                          "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                          (table, journal, row.seq, row.ts, row.hash, row.prev_hash, row.line, now()))
         self._tails[(table, journal)] = (row.seq, row.hash)
@@ -222,11 +169,13 @@ class FloorStore:
 
     def raise_alert(self, table: str, journal: str | None, seq: int | None, kind: str, message: str) -> Alert | None:
         """Record an alert; None when the same one (table, journal, row, kind) stands already."""
-        cursor = self._db.execute("INSERT OR IGNORE INTO alerts (table_id, journal, seq, kind, message, raised_at) "
-                                  "VALUES (?, ?, ?, ?, ?, ?)", (table, journal, seq, kind, message, now()))
-        if not cursor.rowcount:
+        raised = now()
+        found = self._sql.execute("INSERT INTO alerts (table_id, journal, seq, kind, message, raised_at) VALUES "
+                                  "(?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id",
+                                  (table, journal, seq, kind, message, raised)).fetchone()
+        if found is None:
             return None
-        alert = Alert(int(cursor.lastrowid or 0), table, journal, seq, kind, message, now())
+        alert = Alert(int(found[0]), table, journal, seq, kind, message, raised)
         log.error("floor ALERT: table %s, row %s of journal %s: %s", table, seq, (journal or "?")[:12], message)
         return alert
 
@@ -235,7 +184,7 @@ class FloorStore:
         subscriber, which may be older than rows received since) is checked against the copy.
         An alert it raises closes the copy at the status's row; the service then asks the table
         for its whole journal again, so that the first row that differs is named too."""
-        self._db.execute("INSERT INTO tables (table_id, status, status_at) VALUES (?, ?, ?) ON CONFLICT (table_id) "
+        self._sql.execute("INSERT INTO table_state (table_id, status, status_at) VALUES (?, ?, ?) ON CONFLICT (table_id) "
                          "DO UPDATE SET status = excluded.status, status_at = excluded.status_at",
                          (table, status_payload(status).decode(), now()))
         journal = status.get("journal")
@@ -254,7 +203,7 @@ class FloorStore:
 
     def set_online(self, table: str, word: str) -> None:
         online = 1 if word == ONLINE else 0 if word == OFFLINE else None
-        self._db.execute("INSERT INTO tables (table_id, online, online_at) VALUES (?, ?, ?) ON CONFLICT (table_id) "
+        self._sql.execute("INSERT INTO table_state (table_id, online, online_at) VALUES (?, ?, ?) ON CONFLICT (table_id) "
                          "DO UPDATE SET online = excluded.online, online_at = excluded.online_at",
                          (table, online, now()))
 
@@ -272,27 +221,27 @@ class FloorStore:
     def current_journals(self) -> dict[str, str]:
         """Each table's current journal: the one whose first row is the most recent."""
         found: dict[str, str] = {}
-        for table, journal in self._db.execute(
-                "SELECT table_id, journal FROM journals ORDER BY table_id, first_ts, rowid"):
+        for table, journal in self._sql.execute(
+                "SELECT table_id, journal FROM journals ORDER BY table_id, first_ts, journal"):
             found[table] = journal
         return found
 
     def tables(self) -> list[str]:
-        return [t for (t,) in self._db.execute(
-            "SELECT table_id FROM journals UNION SELECT table_id FROM tables UNION SELECT table_id FROM alerts "
+        return [t for (t,) in self._sql.execute(
+            "SELECT table_id FROM journals UNION SELECT table_id FROM table_state UNION SELECT table_id FROM alerts "
             "ORDER BY 1")]
 
     def journals(self, table: str) -> list[tuple[str, str, int]]:
         """``table``'s journals (id, first row's time, rows held), oldest first. Rows held is the
         copy's last seq: a copy is taken only as an unbroken chain from row 1."""
-        return [(j, ts, n or 0) for j, ts, n in self._db.execute(
-            "SELECT j.journal, j.first_ts, (SELECT r.seq FROM rows r WHERE r.table_id = j.table_id AND "
+        return [(j, ts, n or 0) for j, ts, n in self._sql.execute(
+            "SELECT j.journal, j.first_ts, (SELECT r.seq FROM journal_rows r WHERE r.table_id = j.table_id AND "
             "r.journal = j.journal ORDER BY r.seq DESC LIMIT 1) FROM journals j WHERE j.table_id = ? "
-            "ORDER BY j.first_ts, j.rowid", (table,))]
+            "ORDER BY j.first_ts, j.journal", (table,))]
 
     def last_row(self, table: str, journal: str) -> tuple[int, str] | None:
         """The seq and time of the copy's last row of ``journal``."""
-        found = self._db.execute("SELECT seq, ts FROM rows WHERE table_id = ? AND journal = ? ORDER BY seq DESC "
+        found = self._sql.execute("SELECT seq, ts FROM journal_rows WHERE table_id = ? AND journal = ? ORDER BY seq DESC "
                                  "LIMIT 1", (table, journal)).fetchone()
         return None if found is None else (int(found[0]), str(found[1]))
 
@@ -301,7 +250,7 @@ class FloorStore:
         journal = journal or self.current_journals().get(table)
         if journal is None:
             return
-        for (line,) in self._db.execute("SELECT line FROM rows WHERE table_id = ? AND journal = ? AND seq > ? "
+        for (line,) in self._sql.execute("SELECT line FROM journal_rows WHERE table_id = ? AND journal = ? AND seq > ? "
                                         "ORDER BY seq", (table, journal, since)):
             yield line
 
@@ -310,13 +259,13 @@ class FloorStore:
         journal = journal or self.current_journals().get(table)
         if journal is None:
             return []
-        found = self._db.execute("SELECT line FROM rows WHERE table_id = ? AND journal = ? ORDER BY seq DESC LIMIT ?",
+        found = self._sql.execute("SELECT line FROM journal_rows WHERE table_id = ? AND journal = ? ORDER BY seq DESC LIMIT ?",
                                  (table, journal, count)).fetchall()
         return [line for (line,) in reversed(found)]
 
     def alerts(self, table: str | None = None) -> list[Alert]:
         query = "SELECT id, table_id, journal, seq, kind, message, raised_at FROM alerts"
-        rows = self._db.execute(query + (" WHERE table_id = ? ORDER BY id" if table else " ORDER BY id"),
+        rows = self._sql.execute(query + (" WHERE table_id = ? ORDER BY id" if table else " ORDER BY id"),
                                 (table,) if table else ())
         return [Alert(*row) for row in rows]
 
@@ -325,17 +274,17 @@ class FloorStore:
         import json
 
         found: dict[str, dict[str, Any]] = {}
-        for table, status, status_at, online, online_at in self._db.execute(
-                "SELECT table_id, status, status_at, online, online_at FROM tables ORDER BY table_id"):
+        for table, status, status_at, online, online_at in self._sql.execute(
+                "SELECT table_id, status, status_at, online, online_at FROM table_state ORDER BY table_id"):
             found[table] = {"status": json.loads(status) if status else None, "status_at": status_at,
                             "online": None if online is None else bool(online), "online_at": online_at}
         return found
 
     def raw_rows(self) -> Iterator[tuple[str, str, int, str, str, str]]:
         """Every row held (table, journal, seq, hash, prev_hash, line), by table, journal and seq."""
-        yield from self._db.execute("SELECT table_id, journal, seq, hash, prev_hash, line FROM rows "
+        yield from self._sql.execute("SELECT table_id, journal, seq, hash, prev_hash, line FROM journal_rows "
                                     "ORDER BY table_id, journal, seq")
 
     def lags(self) -> list[tuple[str, str]]:
         """Each row's journal time and the floor's commit time (the bench's lag)."""
-        return list(self._db.execute("SELECT ts, stored_at FROM rows"))
+        return list(self._sql.execute("SELECT ts, stored_at FROM journal_rows"))

@@ -111,8 +111,8 @@ def test_check_finds_a_copy_changed_in_the_floors_own_file(tmp_path, capsys):
     with FloorStore(db) as store:
         take(store, first_hash(lines[0]), lines)
     raw = sqlite3.connect(db)
-    raw.execute("DROP TRIGGER rows_no_update")
-    raw.execute("UPDATE rows SET line = replace(line, '\"amount\":200', '\"amount\":2000') WHERE seq = 3")
+    raw.execute("DROP TRIGGER journal_rows_no_update")
+    raw.execute("UPDATE journal_rows SET line = replace(line, '\"amount\":200', '\"amount\":2000') WHERE seq = 3")
     raw.commit()
     raw.close()
     assert main(["floor", "--db", str(db), "check"]) == 1
@@ -130,9 +130,14 @@ def test_rows_and_alerts_cannot_be_changed_in_place(tmp_path):
     db = tmp_path / "floor.sqlite3"
     with FloorStore(db) as store:
         take(store, first_hash(lines[0]), lines)
+        store.begin()
+        store.raise_alert(TABLE, first_hash(lines[0]), 2, "cut", "rows were cut off its end")
+        store.commit()
     raw = sqlite3.connect(db)
-    with pytest.raises(sqlite3.DatabaseError, match="keeps rows as received"):
-        raw.execute("DELETE FROM rows")
+    with pytest.raises(sqlite3.DatabaseError, match="keeps journal_rows as received"):
+        raw.execute("DELETE FROM journal_rows")
+    with pytest.raises(sqlite3.DatabaseError, match="keeps alerts as received"):
+        raw.execute("UPDATE alerts SET message = ''")
     raw.close()
 
 
