@@ -24,7 +24,22 @@ USERS = {"floor": "floor-pw", "craps-1": "craps-1-pw", "craps-2": "craps-2-pw", 
 @pytest.fixture
 def broker(tmp_path):
     if mosquitto_binary() is None:
-        pytest.skip("mosquitto is not installed (make test installs it: scripts/ensure-mosquitto.sh)")
+        pytest.skip("mosquitto is not installed (make test installs it: scripts/ensure-floor-services.sh)")
     started = PrivateBroker(tmp_path / "broker", USERS, shared={"demo": DEMO_TABLES}).start()
     yield started
     started.stop()
+
+
+@pytest.fixture(scope="module")
+def postgres():
+    """One PostgreSQL server for the module's tests (each takes a database of its own)."""
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        pytest.skip("psycopg is not installed (pip install -e '.[dev]')")
+    try:
+        server = _module.PrivatePostgres()
+    except FileNotFoundError as exc:
+        pytest.skip(str(exc))
+    yield server
+    server.stop()
