@@ -162,8 +162,8 @@ def build_app(db: Path | str, users: Any, *, networks: tuple[Any, ...] = ()) -> 
 
 
 def _open_store(db: Path | str) -> FloorStore:
-    """The database read-only; a floor starting on a new file makes it first (the service's store
-    creates the same schema an instant later, and never over rows)."""
+    """The database read-only; a floor starting on a new database makes it first (the service's
+    store makes the same schema an instant later, and never over rows)."""
     try:
         return FloorStore(db, readonly=True)
     except FloorStoreError:
@@ -172,8 +172,11 @@ def _open_store(db: Path | str) -> FloorStore:
 
 
 def default_users(db: Path | str) -> Path:
-    """The page's users file when none is named: ``floor-users`` beside the database."""
-    return Path(db).parent / "floor-users"
+    """The page's users file when none is named: ``floor-users`` beside the database (in the current
+    folder for a PostgreSQL database)."""
+    from controller.floor.backends import is_url
+
+    return Path("floor-users") if is_url(db) else Path(db).parent / "floor-users"
 
 
 def start_page(db: Path | str, listen: str, *, users: str | Path | None = None, certificate: str | None = None,

@@ -54,7 +54,7 @@ class FloorService:
     def __init__(self, db: Path | str, broker: BrokerSettings, *, client_id: str = CLIENT_ID,
                  client_factory: Callable[..., Any] = make_client,
                  on_alert: Callable[[Alert], None] | None = None, clock: Callable[[], float] = time.monotonic):
-        self.db = Path(db)
+        self.db = db  # a file, or a postgresql:// URL
         self.broker = broker
         self._client_id = client_id
         self._client_factory = client_factory

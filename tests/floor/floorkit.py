@@ -24,7 +24,7 @@ def wait_until(condition: Callable[[], bool], timeout: float = 20.0, what: str =
     raise AssertionError(f"{what} did not come within {timeout} s")
 
 
-def start_floor(db: Path, broker, cafile: Path | None = None) -> FloorService:
+def start_floor(db: Path | str, broker, cafile: Path | None = None) -> FloorService:
     service = FloorService(db, parse_broker(broker.url("floor"), cafile=cafile)).start()
     assert service.wait_connected(10)
     return service
@@ -58,20 +58,20 @@ def journal_lines(state_dir: Path) -> list[str]:
         return list(export_lines(journal))
 
 
-def floor_lines(db: Path, table: str) -> list[str]:
+def floor_lines(db: Path | str, table: str) -> list[str]:
     with FloorStore(db, readonly=True) as store:
         return list(store.lines(table))
 
 
-def floor_alerts(db: Path) -> list:
+def floor_alerts(db: Path | str) -> list:
     with FloorStore(db, readonly=True) as store:
         return store.alerts()
 
 
-def floor_holds(db: Path, state_dir: Path, table: str) -> Callable[[], bool]:
+def floor_holds(db: Path | str, state_dir: Path, table: str) -> Callable[[], bool]:
     """Whether the floor's copy of ``table`` equals the journal in ``state_dir`` now."""
     def holds() -> bool:
-        return db.exists() and floor_lines(db, table) == journal_lines(state_dir)
+        return (isinstance(db, str) or db.exists()) and floor_lines(db, table) == journal_lines(state_dir)
     return holds
 
 
@@ -106,3 +106,65 @@ def cut_rows(state_dir: Path, keep: int) -> None:
     db.execute(sql)
     db.commit()
     db.close()
+
+
+class PrivatePostgres:
+    """A PostgreSQL server of its own in a new folder, on a free port of 127.0.0.1, as a user that is not
+    root (PostgreSQL refuses to run as root: as root it runs as the package's ``postgres`` user)."""
+
+    def __init__(self) -> None:
+        import getpass
+        import os
+        import shutil
+        import subprocess
+        import tempfile
+
+        from controller.floor.mosquitto import free_port
+
+        found = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"))
+        initdb = shutil.which("initdb") or (str(found[-1]) if found else None)
+        if initdb is None:
+            raise FileNotFoundError("PostgreSQL is not installed (sudo apt-get install -y postgresql)")
+        self.bin = Path(initdb).parent
+        self.folder = Path(tempfile.mkdtemp(prefix="floor-pg-"))
+        self.as_user: list[str] = []
+        if os.geteuid() == 0:
+            shutil.chown(self.folder, "postgres", "postgres")
+            self.as_user = ["runuser", "-u", "postgres", "--"]
+        self.port = free_port()
+        self.user = "postgres" if os.geteuid() == 0 else getpass.getuser()
+        subprocess.run([*self.as_user, initdb, "-D", str(self.folder / "data"), "-A", "trust", "-U", "floor",
+                        "--no-sync", "-E", "UTF8"], check=True, capture_output=True)
+        self.process = subprocess.Popen(
+            [*self.as_user, str(self.bin / "postgres"), "-D", str(self.folder / "data"), "-p", str(self.port),
+             "-k", str(self.folder), "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.url = f"postgresql://floor@127.0.0.1:{self.port}/postgres"
+        import psycopg
+
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                psycopg.connect(self.url).close()
+                return
+            except psycopg.OperationalError:
+                if time.monotonic() > deadline or self.process.poll() is not None:
+                    self.stop()
+                    raise
+                time.sleep(0.1)
+
+    def database(self, name: str) -> str:
+        """A new, empty database's URL."""
+        import psycopg
+
+        with psycopg.connect(self.url, autocommit=True) as db:
+            db.execute(f'CREATE DATABASE "{name}"')
+        return f"postgresql://floor@127.0.0.1:{self.port}/{name}"
+
+    def stop(self) -> None:
+        import shutil
+
+        if self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=30)
+        shutil.rmtree(self.folder, ignore_errors=True)
