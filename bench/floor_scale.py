@@ -18,7 +18,7 @@ The tables' journals live on /dev/shm when it exists: on a floor each table has 
 its own card, and the fsyncs of a hundred journals on one disk would measure this machine's disk,
 not the floor. The floor's database is on disk (``--dir``).
 
-    nice -n 19 .venv/bin/python bench/floor_scale.py                          # 100 tables, 3 10 30 60 rows/s
+    nice -n 19 .venv/bin/python bench/floor_scale.py                          # 100 tables, 3 10 20 30 60 rows/s
     nice -n 19 .venv/bin/python bench/floor_scale.py --tables 100 --rates 3 --phase-s 60
 """
 from __future__ import annotations
@@ -134,7 +134,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", type=int, default=100)
     parser.add_argument("--workers", type=int, default=4)
-    parser.add_argument("--rates", type=float, nargs="+", default=[3, 10, 30, 60], help="rows a second a table")
+    parser.add_argument("--rates", type=float, nargs="+", default=[3, 10, 20, 30, 60], help="rows a second a table")
     parser.add_argument("--phase-s", type=float, default=30.0)
     parser.add_argument("--drain-s", type=float, default=60.0)
     parser.add_argument("--dir", help="where the broker and the floor's database go (default: a temporary folder)")
