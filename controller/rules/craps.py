@@ -18,6 +18,7 @@ from controller.rules.money import EVEN_MONEY, for_one, to_one
 from controller.rules.records import BetRejected, Effect, Returned, Settlement
 
 GAME = "craps"
+DICE = 2  # §4620.3(a)(2)
 NATURALS = (7, 11)
 CRAPS = (2, 3, 12)
 LINE = ("pass", "dont_pass")
@@ -219,7 +220,7 @@ def outcome(bet: str, number: int | None, dice: tuple[int, ...], point: int | No
 
 
 def _roll(state: CrapsState, event: Roll) -> tuple[CrapsState, tuple[Effect, ...]]:
-    check_dice(event.dice, 2, "§4620.3(a)(2)")
+    check_dice(event.dice, DICE, "§4620.3(a)(2)")
     if event.by == "dealer":
         raise BetRejected("in craps the shooter throws the dice", "§4620.3(b)(2)")
     config, point, unit = state.config, state.point, state.config.payout_unit
