@@ -92,7 +92,8 @@ def _from_source(spec: str | Mapping[str, Any], frames: int, game: str | None) -
     from vision.sources import BrokenFrame, GeneratedSource, SourceUnavailable, open_source, parse_spec
 
     def grab(source, n: int) -> list:
-        out, misses = [], 0
+        out: list = []
+        misses = 0
         while len(out) < n:
             try:
                 out.append(source.read().image)
@@ -161,6 +162,8 @@ def _table_camera(path: str) -> tuple[dict[str, Any], str]:
 def run(args: argparse.Namespace) -> int:
     import sys
 
+    import numpy as np
+
     from controller.camera import SETTING
     from vision.calibrate import CalibrationError, calibrate, save_calibration
     from vision.sources import SourceError
@@ -191,8 +194,9 @@ def run(args: argparse.Namespace) -> int:
         print("dicetable calibrate: stopped before the frames were taken; nothing written", file=sys.stderr)
         return 1
     cal = result.calibration
+    assert cal.landing_mask is not None  # calibrate() always measures the landing area
     print(f"wrote {path}")
-    print(f"  landing area {100 * (cal.landing_mask > 0).mean():.0f}% of the frame, die size {cal.die_size_px} px")
+    print(f"  landing area {100 * np.mean(cal.landing_mask > 0):.0f}% of the frame, die size {cal.die_size_px} px")
     print(f"  dice HSV {cal.dice_hsv}, felt HSV {cal.felt_hsv}")
     print(f"  check {path.parent / 'calibration_check.png'} before using it")
     for warning in result.warnings:
