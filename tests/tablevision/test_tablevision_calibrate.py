@@ -362,8 +362,9 @@ def test_a_calibration_file_that_is_not_utf8_is_a_clear_error_not_a_traceback(tm
     ("landing_mask = 5", ("calibration.landing_mask", "expected the name of a PNG file, got 5")),
     ("empty_image = false", ("calibration.empty_image", "expected the name of a PNG file, got False")),
 ])
-def test_each_value_of_the_wrong_type_or_out_of_range_is_refused_naming_key_and_value(tmp_path: Path, text, problem):
-    """``dice_hsv = 5`` gave a TypeError traceback; a hue of 600 or ``frame_size = "x"`` were loaded as they stood."""
+def test_a_bad_calibration_value_is_refused_by_name(tmp_path: Path, text, problem):
+    """Each value of the wrong type or out of range (``dice_hsv = 5``, a hue of 600,
+    ``frame_size = "x"``) is refused, naming its key and its value."""
     key = text.split(" = ")[0]
     lines = [line for line in VALID.splitlines() if not line.startswith(f"{key} = ")]
     assert problems_of(calibration_folder(tmp_path, "\n".join(lines + [text]) + "\n")) == [problem]

@@ -548,7 +548,8 @@ def test_usb_camera_unplugged_and_plugged_back(monkeypatch, make_frame):
     assert src.health.state is HealthState.OK
 
 
-def test_a_usb_camera_read_waits_at_most_a_second_unless_the_environment_says_otherwise(monkeypatch, make_frame):
+def test_a_usb_camera_read_waits_at_most_a_second(monkeypatch, make_frame):
+    """A USB camera's read waits at most a second, unless the environment says otherwise."""
     import vision.sources.opencv as opencv_module
 
     monkeypatch.setattr(opencv_module.cv2, "VideoCapture", lambda target: FakeCapture([], make_frame(1)))
