@@ -67,7 +67,7 @@ class RecordingCapture:
     """``cv2.VideoCapture`` of a USB camera that records what it is asked to set."""
 
     def __init__(self, target) -> None:
-        self.target, self.props = target, {}
+        self.target, self.props = target, dict[int, float]()
 
     def isOpened(self) -> bool:  # noqa: N802 - OpenCV's name
         return True

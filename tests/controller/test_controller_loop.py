@@ -253,7 +253,7 @@ class ShownStates:
     """Stands in for the display link: keeps every state it is asked to show."""
 
     def __init__(self) -> None:
-        self.shown = []
+        self.shown: list = []
 
     def show(self, state) -> None:
         self.shown.append(state)

@@ -256,6 +256,7 @@ def test_the_bench_pairs_the_reader_with_and_without_its_close_up_look(draw_tabl
     (tmp_path / "labels_yolo" / "big_1.txt").write_text(f"4 0.5 0.5 {250 / 640} {250 / 480}\n")
     path = Path(__file__).resolve().parents[2] / "bench" / "close_up_look.py"
     spec = importlib.util.spec_from_file_location("close_up_look", path)
+    assert spec is not None and spec.loader is not None
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
     assert bench.main([str(tmp_path), "--json"]) == 0

@@ -100,7 +100,7 @@ def felt(rng: np.random.Generator, size=(160, 120)) -> np.ndarray:
 
 def with_die(base: np.ndarray, x: float, y: float, side: int = 14) -> np.ndarray:
     """A red square at a sub-pixel position, edges blended as a camera would see them."""
-    m = np.float32([[1, 0, x], [0, 1, y]])
+    m = np.array([[1, 0, x], [0, 1, y]], np.float32)
     h, w = base.shape[:2]
     alpha = cv2.warpAffine(np.ones((side, side), np.float32), m, (w, h))[:, :, None]
     red = np.array((40, 30, 200), np.float32)

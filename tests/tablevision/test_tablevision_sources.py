@@ -414,9 +414,11 @@ def test_open_source_refuses_options_the_source_cannot_use_at_once(spec, why):
 
 def test_open_source_accepts_the_documented_options(image_folder: Path):
     with open_source("generated:seed=3,game=hazard,size=320x240,realtime=1,fps=15") as src:
+        assert isinstance(src, GeneratedSource)
         assert (src.seed, src.game, src.size, src.realtime, src.fps) == (3, "hazard", (320, 240), True, 15.0)
-    with open_source({"type": "folder", "path": str(image_folder), "loop": True, "fps": 10}) as src:
-        assert src.loop and src.fps == 10
+    with open_source({"type": "folder", "path": str(image_folder), "loop": True, "fps": 10}) as folder:
+        assert isinstance(folder, FolderSource)
+        assert folder.loop and folder.fps == 10
     open_source({"type": "usb", "target": 63, "size": [320, 240], "fps": 15, "backoff": {"initial": 1.0}}).close()
 
 
