@@ -17,7 +17,6 @@ import numpy as np
 from training.render.looks import camera_look, photo_look
 from training.render.photo import apply_camera
 from training.render.records import CropsFolder, die_record
-from training.render.scene import render_scene
 
 CROP_SIZE = 96
 CAGE_SHARE = 0.25
@@ -29,6 +28,8 @@ def crop_name(seed: int) -> str:
 
 def render_crops(out: Path, count: int, seed: int, samples: int, threads: int) -> Iterator[tuple[int, int, str, float]]:
     """Render crops of seeds ``seed`` .. ``seed + count - 1`` into ``out``, skipping those done."""
+    from training.render.scene import render_scene  # Blender: only when rendering
+
     folder = CropsFolder(out)
     for i in range(count):
         s = seed + i

@@ -10,7 +10,6 @@ import numpy as np
 from training.render.looks import photo_look
 from training.render.photo import apply_camera, jpeg_bytes
 from training.render.records import FramesFolder, image_record
-from training.render.scene import render_scene
 
 #: Share of cage frames in a mixed batch.
 CAGE_SHARE = 0.35
@@ -31,6 +30,8 @@ def render_frames(out: Path, count: int, seed: int, kind: str, size: tuple[int, 
                   threads: int) -> Iterator[tuple[int, int, str, float]]:
     """Render frames of seeds ``seed`` .. ``seed + count - 1`` into ``out``, skipping those done;
     yields (number done, count, name, seconds) after each."""
+    from training.render.scene import render_scene  # Blender: only when rendering
+
     folder = FramesFolder(out)
     for i in range(count):
         s = seed + i

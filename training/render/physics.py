@@ -20,6 +20,8 @@ STEP = 1.0 / 480.0
 #: A die resting on the felt is this close to lying flat; leaning against something, it is not.
 REST_FLAT_DEG = 2.0
 TOUCH_CM = 0.05
+#: How often a die is set to lean before a cocked scene settles for what it got.
+LEAN_TRIES = 3
 
 
 @dataclass(frozen=True)
@@ -90,7 +92,7 @@ class _Sim:
     def __exit__(self, *exc) -> None:
         self.p.disconnect(physicsClientId=self.cid)
 
-    def static_box(self, half, pos, orn=(0, 0, 0, 1), what: str = "rail", friction: float = 0.5) -> int:
+    def static_box(self, half, pos, orn=(0, 0, 0, 1), what: str = "rail", friction: float = 0.9) -> int:
         shape = self.p.createCollisionShape(self.p.GEOM_BOX, halfExtents=list(half), physicsClientId=self.cid)
         body = self.p.createMultiBody(0, shape, basePosition=list(pos), baseOrientation=list(orn),
                                       physicsClientId=self.cid)
@@ -124,6 +126,11 @@ class _Sim:
             if still * STEP > 0.25:
                 return
 
+    def leaning(self, body: int, half_cm: float) -> bool:
+        """Whether a die came to rest off the flat: tilted, or lifted off the felt."""
+        pos, rot = self.pose(body)
+        return tilt_deg(rot) > REST_FLAT_DEG or pos[2] > half_cm + 0.08
+
     def pose(self, body: int):
         pos, orn = self.p.getBasePositionAndOrientation(body, physicsClientId=self.cid)
         return np.array(pos), quaternion_to_matrix(orn)
@@ -135,8 +142,7 @@ class _Sim:
         out = []
         for body in self.dice:
             pos, rot = self.pose(body)
-            raised = pos[2] > half_cm + 0.08
-            resting_off_felt = raised or tilt_deg(rot) > REST_FLAT_DEG
+            resting_off_felt = self.leaning(body, half_cm)
             on_rail = resting_off_felt and any(self.contacts(body, s) for s in self.statics if self.statics[s] == "rail")
             others = [d for d in self.dice if d != body]
             touching = any(self.contacts(body, d) for d in others)
@@ -156,14 +162,17 @@ def _throw(sim: _Sim, rng: np.random.Generator, half: float, x_range, y_range, t
 
 def _lean(sim: _Sim, rng: np.random.Generator, half: float, body: int, support_xy: np.ndarray,
           away: np.ndarray) -> None:
-    """Move ``body`` to lean, tilted, against a support at ``support_xy`` (a wall's foot or another die),
-    dropped from just above so the physics finds where it rests."""
+    """Set ``body`` to lean, like a ladder, on a support whose face is at ``support_xy`` (the wall, or
+    another die's side), ``away`` pointing from it to the die: the die's edge far from the support
+    on the felt, its near side lifted against the support (its top face tilted away from it). It is
+    let go just above that place, and the physics finds where it really rests."""
     away = away / np.linalg.norm(away)
-    axis = np.cross(np.array([0.0, 0.0, 1.0]), away)  # tip towards the support about this axis
-    angle = -np.radians(rng.uniform(18, 45))
-    offset = rng.uniform(1.0, 1.5) * half
-    pos = [support_xy[0] + away[0] * offset, support_xy[1] + away[1] * offset, half * rng.uniform(1.5, 2.2)]
-    sim.p.resetBasePositionAndOrientation(body, pos, _tilted_quaternion(axis, angle, rng.uniform(-0.3, 0.3)),
+    axis = np.cross(np.array([0.0, 0.0, 1.0]), away)
+    tilt = np.radians(rng.uniform(12, 40))
+    reach = half * (np.cos(tilt) + np.sin(tilt))  # from the centre to the lowest and to the nearest corner
+    offset = reach + rng.uniform(0.02, 0.1)
+    pos = [support_xy[0] + away[0] * offset, support_xy[1] + away[1] * offset, reach + 0.05]
+    sim.p.resetBasePositionAndOrientation(body, pos, _tilted_quaternion(axis, tilt, rng.uniform(-0.2, 0.2)),
                                           physicsClientId=sim.cid)
     sim.p.resetBaseVelocity(body, [0, 0, 0], [0, 0, 0], physicsClientId=sim.cid)
 
@@ -172,10 +181,10 @@ def settle_rail(rng: np.random.Generator, world: RailWorld, halves: list[float],
     """Throw dice at the back wall and let them settle. ``scenario`` is ``"thrown"``, ``"touching"``
     (one die pushed against another) or ``"cocked"`` (one die leaned on the rail or on another die)."""
     half = halves[0] * CM
-    friction = float(rng.uniform(0.3, 0.6))
+    friction = float(rng.uniform(0.6, 1.0))
     with _Sim() as sim:
         wall_y = world.wall_y * CM
-        sim.static_box([200, 200, 0.5], [0, 0, -0.5], what="felt", friction=0.6)
+        sim.static_box([200, 200, 0.5], [0, 0, -0.5], what="felt", friction=1.0)
         sim.static_box([200, 5, world.wall_height * CM / 2], [0, wall_y + 5, world.wall_height * CM / 2])
         for sx in (-1, 1):
             sim.static_box([5, 100, 10], [sx * (world.side_x * CM + 5), wall_y - 50, 10])
@@ -195,25 +204,29 @@ def settle_rail(rng: np.random.Generator, world: RailWorld, halves: list[float],
             sim.p.resetBaseVelocity(sim.dice[1], list(spin_to * 3), [0, 0, 0], physicsClientId=sim.cid)
             sim.settle()
         elif scenario == "cocked":
-            body = sim.dice[-1]
-            if len(sim.dice) > 1 and rng.random() < 0.45:
-                a_pos, _ = sim.pose(sim.dice[0])
-                angle = rng.uniform(0, 2 * np.pi)
-                _lean(sim, rng, half, body, a_pos[:2], np.array([np.cos(angle), np.sin(angle), 0.0]))
-            else:
-                foot = np.array([rng.uniform(-20, 20), wall_y])
-                _lean(sim, rng, half, body, foot, np.array([rng.normal(0, 0.2), -1.0, 0.0]))
-            sim.settle()
+            for _ in range(LEAN_TRIES):
+                body = sim.dice[-1]
+                if len(sim.dice) > 1 and rng.random() < 0.45:
+                    a_pos, _ = sim.pose(sim.dice[0])
+                    angle = rng.uniform(0, 2 * np.pi)
+                    away = np.array([np.cos(angle), np.sin(angle), 0.0])
+                    _lean(sim, rng, half, body, a_pos[:2] + away[:2] * half, away)
+                else:
+                    foot = np.array([rng.uniform(-20, 20), wall_y])
+                    _lean(sim, rng, half, body, foot, np.array([rng.normal(0, 0.2), -1.0, 0.0]))
+                sim.settle()
+                if sim.leaning(body, half):
+                    break
         return sim.poses(half)
 
 
 def settle_cage(rng: np.random.Generator, world: CageWorld, halves: list[float], scenario: str) -> list[DiePose]:
     """Drop dice into the cage's dish and let them settle (``scenario`` as for :func:`settle_rail`)."""
     half = halves[0] * CM
-    friction = float(rng.uniform(0.3, 0.6))
+    friction = float(rng.uniform(0.6, 1.0))
     r = world.radius * CM
     with _Sim() as sim:
-        sim.static_box([100, 100, 0.5], [0, 0, -0.5], what="felt", friction=0.6)
+        sim.static_box([100, 100, 0.5], [0, 0, -0.5], what="felt", friction=1.0)
         segments = 24
         for k in range(segments):
             a = 2 * np.pi * k / segments
@@ -236,14 +249,18 @@ def settle_cage(rng: np.random.Generator, world: CageWorld, halves: list[float],
                                     physicsClientId=sim.cid)
             sim.settle()
         elif scenario == "cocked":
-            body = sim.dice[-1]
-            if rng.random() < 0.6:
-                a_pos, _ = sim.pose(sim.dice[0])
-                angle = rng.uniform(0, 2 * np.pi)
-                _lean(sim, rng, half, body, a_pos[:2], np.array([np.cos(angle), np.sin(angle), 0.0]))
-            else:
-                angle = rng.uniform(0, 2 * np.pi)
-                out = np.array([np.cos(angle), np.sin(angle), 0.0])
-                _lean(sim, rng, half, body, out[:2] * (r + 0.5), -out)
-            sim.settle()
+            for _ in range(LEAN_TRIES):
+                body = sim.dice[-1]
+                if rng.random() < 0.6:
+                    a_pos, _ = sim.pose(sim.dice[0])
+                    angle = rng.uniform(0, 2 * np.pi)
+                    away = np.array([np.cos(angle), np.sin(angle), 0.0])
+                    _lean(sim, rng, half, body, a_pos[:2] + away[:2] * half, away)
+                else:
+                    angle = rng.uniform(0, 2 * np.pi)
+                    out = np.array([np.cos(angle), np.sin(angle), 0.0])
+                    _lean(sim, rng, half, body, out[:2] * r, -out)
+                sim.settle()
+                if sim.leaning(body, half):
+                    break
         return sim.poses(half)
