@@ -34,6 +34,7 @@ test: $(STAMP)
 lint: $(LINT_STAMP)
 	$(BIN)/lint-imports
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 clean:
 	rm -rf $(VENV) var build *.egg-info

@@ -90,8 +90,6 @@ def describe(target: Path | str) -> str:
 class Backend:
     """One connection to the floor's database, in autocommit mode (transactions are explicit)."""
 
-    errors: tuple[type[BaseException], ...] = ()
-
     def execute(self, sql: str, params: tuple[Any, ...] = ()) -> Any:
         raise NotImplementedError
 
@@ -107,8 +105,6 @@ class Backend:
 
 class SqliteBackend(Backend):
     """A SQLite file: WAL, ``synchronous=FULL``; read-only beside the writer when ``readonly``."""
-
-    errors = (sqlite3.Error,)
 
     def __init__(self, path: Path, readonly: bool):
         if readonly:
@@ -151,19 +147,22 @@ class PostgresBackend(Backend):
         except ImportError:
             raise BackendError("a postgresql:// database needs psycopg: pip install 'psycopg[binary]' "
                                "(the project's postgres extra)") from None
-        self.errors = (psycopg.Error,)
         self._db = psycopg.connect(url, autocommit=True)
         if readonly:
             self._db.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
-            if self._db.execute("SELECT to_regclass('journal_rows')").fetchone()[0] is None:
+            if not self._has_floor():
                 self._db.close()
                 raise BackendError(f"no floor database in {describe(url)}")
             return
         with self._db.transaction():
             self._db.execute("SELECT pg_advisory_xact_lock(35)")  # two floors starting at once make it once
-            if self._db.execute("SELECT to_regclass('journal_rows')").fetchone()[0] is None:
+            if not self._has_floor():
                 self._db.execute(_TABLES.format(id="BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY")
                                  + _POSTGRES_GUARDS)
+
+    def _has_floor(self) -> bool:
+        found = self._db.execute("SELECT to_regclass('journal_rows')").fetchone()
+        return found is not None and found[0] is not None
 
     def execute(self, sql: str, params: tuple[Any, ...] = ()) -> Any:
         return self._db.execute(sql.replace("?", "%s"), params)
