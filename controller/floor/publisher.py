@@ -52,8 +52,10 @@ RESEND_AFTER_S = 10.0
 RESEND_MAX_S = 160.0
 #: How long a clean exit waits for the floor to acknowledge what is left.
 DRAIN_S = 10.0
-#: The status is published at most this often (its last change is always published).
+#: The status is published at most this often (its last change is always published), and at least
+#: this often when nothing changes, so the floor can tell a quiet table from a silent one.
 STATUS_EVERY_S = 0.25
+STATUS_HEARTBEAT_S = 60.0
 #: The cursor file is written at most this often (and at exit).
 CURSOR_EVERY_S = 1.0
 
@@ -372,8 +374,8 @@ class FloorPublisher:
         self._cursor_saved, self._cursor_at = cursor, self._clock()
 
     def _publish_status(self, force: bool = False) -> None:
-        """The retained status, when it changed (at most every :data:`STATUS_EVERY_S`), and after
-        each connection."""
+        """The retained status, when it changed (at most every :data:`STATUS_EVERY_S`), after each
+        connection, and every :data:`STATUS_HEARTBEAT_S` when nothing changed."""
         try:
             status = dict(self._status()) if self._status is not None else {}
         except Exception:  # noqa: BLE001 - a status that cannot be made is logged, the rows still go
@@ -381,8 +383,9 @@ class FloorPublisher:
             return
         with self._lock:
             status.update(table=self.table_id, journal=self._journal_id, seq=self._head[0], head=self._head[1])
-        if status == self._status_sent or (not force and self._clock() - self._status_at < STATUS_EVERY_S):
-            return  # unchanged, or changed again too soon: the next round publishes it
+        since = self._clock() - self._status_at
+        if not force and (since < STATUS_EVERY_S or (status == self._status_sent and since < STATUS_HEARTBEAT_S)):
+            return  # changed again too soon (the next round publishes it), or unchanged and heard lately
         self._client.publish(status_topic(self.table_id), status_payload({**status, "at": utc_now()}), qos=1,
                              retain=True)
         self._status_sent, self._status_at = status, self._clock()
