@@ -109,7 +109,7 @@ def _floor_process(db, broker) -> subprocess.Popen:
     """`dicetable floor` in a process of its own, once it has said it runs."""
     process = subprocess.Popen([sys.executable, "-m", "controller.cli", "floor", "--broker", broker.url("floor"),
                                 "--db", str(db), "--listen", "none"], stdout=subprocess.PIPE, text=True)
-    assert process.stdout is not None and "dicetable floor:" in process.stdout.readline()
+    assert process.stdout is not None and json.loads(process.stdout.readline())["floor"] == str(db)
     return process
 
 

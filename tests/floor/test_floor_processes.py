@@ -101,7 +101,7 @@ def test_the_demo_publishes_its_three_tables_to_dicetable_floor(tmp_path, broker
     floor = subprocess.Popen([sys.executable, "-m", "controller.cli", "floor", "--broker", broker.url("floor"),
                               "--db", str(db)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        assert "dicetable floor:" in floor.stdout.readline()
+        assert json.loads(floor.stdout.readline())["floor"] == str(db)
         done = subprocess.run([sys.executable, "-m", "controller.cli", "run", "--rolls", "1", "--state-dir",
                                str(tmp_path / "var"), "--floor", broker.url("demo")], capture_output=True, text=True,
                               timeout=120, cwd=tmp_path)
@@ -174,8 +174,9 @@ def test_dicetable_floor_runs_the_service_and_its_page_until_sigterm(tmp_path, b
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         started = floor.stdout.readline()
-        assert "page on http://127.0.0.1:" in started, floor.stderr.read() if floor.poll() is not None else started
-        url = started.rsplit(" ", 1)[1].strip().rstrip("/")
+        assert started, floor.stderr.read()
+        url = json.loads(started)["page"].rstrip("/")
+        assert url.startswith("http://127.0.0.1:")
         table = Table(tmp_path / "t1", "craps-1", broker)
         table.bets(3)
         wait_until(floor_holds(db, table.state_dir, "craps-1"), what="the copy")

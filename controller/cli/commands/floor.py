@@ -147,7 +147,10 @@ def _serve(args: argparse.Namespace) -> int:
         if page is not None:
             page.stop()
         return 2
-    print(f"dicetable floor: {args.db} from {broker.url}" + (f", page on {page.url}" if page is not None else ""),
+    from controller.floor.backends import describe
+
+    # One JSON line once it runs (standard output carries JSON only): the database, the broker, the page.
+    print(json.dumps({"floor": describe(args.db), "broker": broker.url, "page": page.url if page is not None else None}),
           flush=True)
     try:
         while not stop.wait(0.5):
