@@ -13,7 +13,7 @@ from training.render.compose import place_camera, place_lamps
 from training.render.diemesh import PIP_LAYOUT, die_mesh, pip_atlas, tile_uv
 from training.render.frames import frame_kind, frame_name
 from training.render.geometry import FACE_NORMALS, lamp_on_top_face, rotation_with_face_up
-from training.render.layout import layout_mask
+from training.render.layout import fuzz_texture, layout_mask
 from training.render.looks import camera_look, die_look, kelvin_to_rgb, photo_look
 from training.render.photo import apply_camera, jpeg_bytes
 from training.render.physics import DiePose
@@ -132,3 +132,13 @@ def test_a_mirrored_lamp_is_mirrored_on_a_die_top():
     assert lamp_on_top_face(cam.position, np.array(first.position), first.radius, np.array(poses[0].centre),
                             poses[0].rotation, 0.0095)
     assert math.isclose(np.linalg.norm(FACE_NORMALS[1]), 1.0)
+
+
+def test_the_felt_fuzz_is_seeded_and_wraps_at_its_edges():
+    a = fuzz_texture(4, 128)
+    assert a.shape == (128, 128, 3) and np.array_equal(a, fuzz_texture(4, 128))
+    assert not np.array_equal(a, fuzz_texture(5, 128))
+    assert 0.45 < a.mean() < 0.55 and 0.08 < a.std() < 0.16
+    across_edge = np.abs(a[0] - a[-1]).mean()
+    inside = np.abs(a[1:] - a[:-1]).mean()
+    assert across_edge < 1.5 * inside  # the tile repeats without a seam

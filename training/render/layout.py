@@ -1,4 +1,5 @@
-"""The print on a table's cloth: a craps-like layout's lines, boxes and lettering, drawn as a mask.
+"""The print on a table's cloth (a craps-like layout's lines, boxes and lettering, drawn as a mask)
+and the fuzz of its surface.
 
 The camera sees a small patch of the table, so what matters is that dice land on and beside
 printed lines, letters and numbers in the cloth's print colour, not that the layout is a real one.
@@ -43,10 +44,57 @@ def layout_mask(seed: int, size_px: int = 2048, metres: float = 2.0, density: fl
         font = FONTS[int(rng.integers(len(FONTS)))]
         scale = height_m * px_per_m / 22.0
         thick = max(1, int(scale * rng.uniform(1.5, 3.5)))
-        text = np.zeros_like(mask)
         org = (int(rng.uniform(0, size_px)), int(rng.uniform(0, size_px)))
-        cv2.putText(text, word, org, font, scale, 255, thick, cv2.LINE_AA)
         angle = float(rng.choice([0, 90, 180, 270]) + rng.normal(0, 3))
-        turn = cv2.getRotationMatrix2D((float(org[0]), float(org[1])), angle, 1.0)
-        mask = np.maximum(mask, cv2.warpAffine(text, turn, (size_px, size_px)))
+        _stamp_word(mask, word, org, font, scale, thick, angle)
     return mask.astype(np.float32) / 255.0
+
+
+def _stamp_word(mask: np.ndarray, word: str, org: tuple[int, int], font: int, scale: float, thick: int,
+                angle: float) -> None:
+    """Print ``word`` at ``org`` turned by ``angle`` degrees about it, into ``mask``: drawn on a patch
+    around it only (a whole-table canvas per word cost a quarter of a second a table), cut where
+    the table ends, as if drawn on the whole table."""
+    (tw, th), base = cv2.getTextSize(word, font, scale, thick)
+    r = int(np.ceil(np.hypot(tw, th + base))) + thick + 2
+    side = 2 * r + 1
+    x0, y0 = org[0] - r, org[1] - r  # the patch's corner on the table
+    patch = np.zeros((side, side), np.uint8)
+    cv2.putText(patch, word, (r, r), font, scale, 255, thick, cv2.LINE_AA)
+    size = mask.shape[0]
+    lo_x, lo_y = max(0, -x0), max(0, -y0)
+    hi_x, hi_y = min(side, size - x0), min(side, size - y0)
+    if lo_x >= hi_x or lo_y >= hi_y:
+        return
+    inside = np.zeros_like(patch)
+    inside[lo_y:hi_y, lo_x:hi_x] = patch[lo_y:hi_y, lo_x:hi_x]  # nothing is printed off the table
+    turned = cv2.warpAffine(inside, cv2.getRotationMatrix2D((float(r), float(r)), angle, 1.0), (side, side))
+    region = mask[y0 + lo_y:y0 + hi_y, x0 + lo_x:x0 + hi_x]
+    np.maximum(region, turned[lo_y:hi_y, lo_x:hi_x], out=region)
+
+
+#: The felt's fuzz: a tile of this many pixels repeated every this many metres (0.23 mm a pixel).
+FUZZ_TILE_PX = 512
+FUZZ_TILE_M = 0.12
+
+
+def fuzz_texture(seed: int, size_px: int = FUZZ_TILE_PX) -> np.ndarray:
+    """A tileable fractal noise (float32 HxWx3 around 0.5, one noise per channel): white noise
+    filtered in the frequency domain, so it wraps at its edges, in four octaves from features of
+    about 2 mm (as the felt's fibres and pills) down to a quarter of that."""
+    rng = np.random.default_rng([seed, 31])
+    f = np.fft.fftfreq(size_px)
+    f2 = f[:, None] ** 2 + f[None, :] ** 2
+    # one filter for the four octaves, each scaled to unit deviation (Parseval: a filter's output
+    # of unit white noise deviates by the root mean square of the filter)
+    gain = np.zeros((size_px, size_px))
+    for octave in range(4):
+        sigma = 9.5 / 2 ** octave / 2  # the Gaussian's width in pixels for this octave's features
+        g = np.exp(-2 * np.pi ** 2 * sigma ** 2 * f2)
+        gain += g / np.sqrt(np.mean(g ** 2)) * 0.5 ** octave
+    gain /= np.sqrt(np.mean(gain ** 2))
+    out = np.empty((size_px, size_px, 3), np.float32)
+    for channel in range(3):
+        noise = np.real(np.fft.ifft2(np.fft.fft2(rng.normal(size=(size_px, size_px))) * gain))
+        out[..., channel] = noise * 0.12 + 0.5
+    return np.clip(out, 0.0, 1.0)
