@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from training.render.geometry import (FACE_AXES, FACE_NORMALS, PinholeCamera, axis_angle, cube_corners, image_box,
-                                      lamp_on_top_face, mirror_lamp_position, mirror_point, quaternion_to_matrix,
-                                      rotation_with_face_up, tilt_deg, top_face, top_face_corners, top_face_px)
+                                      lamp_on_top_face, matrix_to_quaternion, mirror_lamp_position, mirror_point,
+                                      quaternion_to_matrix, rotation_with_face_up, tilt_deg, top_face,
+                                      top_face_corners, top_face_px)
 
 
 def test_opposite_faces_add_up_to_seven_and_axes_are_right_handed():
@@ -141,3 +142,14 @@ def test_a_bigger_lamp_reaches_the_face_from_further_aside():
 
 def test_no_mirrored_lamp_where_the_reflection_never_climbs_to_the_ceiling():
     assert mirror_lamp_position(np.array([0, 0, 1.0]), np.zeros(3), 0.0) is None
+
+
+def test_a_rotation_turns_into_its_quaternion_and_back():
+    rng = np.random.default_rng(0)
+    for _ in range(500):
+        q = rng.normal(size=4)
+        m = quaternion_to_matrix(tuple(q / np.linalg.norm(q)))
+        assert np.allclose(quaternion_to_matrix(tuple(matrix_to_quaternion(m))), m)
+    for value in range(1, 7):
+        m = rotation_with_face_up(value, 2.5)
+        assert np.allclose(quaternion_to_matrix(tuple(matrix_to_quaternion(m))), m)

@@ -83,6 +83,25 @@ def quaternion_to_matrix(q: tuple[float, float, float, float]) -> np.ndarray:
     ])
 
 
+def matrix_to_quaternion(rotation: np.ndarray) -> list[float]:
+    """The quaternion ``[x, y, z, w]`` of a rotation matrix (the inverse of
+    :func:`quaternion_to_matrix`, taken from the largest of the four so it stays exact)."""
+    m = np.asarray(rotation, dtype=float)
+    t = np.trace(m)
+    if t > 0:
+        s = 2.0 * np.sqrt(1.0 + t)
+        q = [(m[2, 1] - m[1, 2]) / s, (m[0, 2] - m[2, 0]) / s, (m[1, 0] - m[0, 1]) / s, s / 4]
+    else:
+        i = int(np.argmax(np.diag(m)))
+        j, k = (i + 1) % 3, (i + 2) % 3
+        s = 2.0 * np.sqrt(1.0 + m[i, i] - m[j, j] - m[k, k])
+        q = [0.0, 0.0, 0.0, (m[k, j] - m[j, k]) / s]
+        q[i] = s / 4
+        q[j] = (m[j, i] + m[i, j]) / s
+        q[k] = (m[k, i] + m[i, k]) / s
+    return [float(c) for c in q]
+
+
 def cube_corners(centre: np.ndarray, rotation: np.ndarray, half: float) -> np.ndarray:
     """The 8 corners (8x3) of a cube of half edge ``half`` at ``centre`` turned by ``rotation``."""
     signs = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], dtype=float)
