@@ -1,8 +1,10 @@
-"""End to end in Blender: a tiny frame and a crop rendered twice from one seed are the same, and
-the folder is one the bench reads. Runs only where the renderer's environment is (bpy and
-pybullet, see training/render/README.md); elsewhere it is skipped with the reason."""
+"""End to end in Blender: a tiny frame and a crops render rendered twice from one seed are the
+same, the folders are ones the bench and the classifiers read, and a stopped batch goes on.
+Runs only where the renderer's environment is (bpy and pybullet, see training/render/README.md);
+elsewhere it is skipped with the reason."""
 from __future__ import annotations
 
+import csv
 import json
 
 import pytest
@@ -10,8 +12,9 @@ import pytest
 bpy = pytest.importorskip("bpy", reason="Blender's bpy is only in the renderer's own venv (training/render/README.md)")
 pytest.importorskip("pybullet", reason="pybullet is only in the renderer's own venv (training/render/README.md)")
 
-from training.render.crops import render_crops  # noqa: E402
+from training.render.crops import crop_names, render_crops  # noqa: E402
 from training.render.frames import render_frames  # noqa: E402
+from training.render.records import CROPS_HEADER  # noqa: E402
 from vision.benchtool.labels import load_labelled  # noqa: E402
 
 
@@ -23,12 +26,47 @@ def test_the_same_seed_renders_the_same_frame_and_the_bench_reads_it(tmp_path):
     assert (tmp_path / "a" / "images" / name).read_bytes() == (tmp_path / "b" / "images" / name).read_bytes()
     record = json.loads((tmp_path / "a" / "meta.jsonl").read_text())
     assert record["kind"] == "rail" and len(record["dice"]) == 2
+    assert -4.0 <= record["exposure_ev"] <= 8.0
     assert list(render_frames(tmp_path / "a", 1, 123, "rail", (160, 120), 1, 1)) == []  # done already
     assert len(load_labelled(tmp_path / "a").images) == 1
 
 
-def test_a_crop_is_rendered_with_its_row(tmp_path):
-    assert len(list(render_crops(tmp_path, 1, 77, 1, 1))) == 1
-    rows = (tmp_path / "crops.csv").read_text().splitlines()
-    assert rows[0] == "image,value,top_px,tilt_deg,visible,material,seed"
-    assert rows[1].startswith("crops/crop-0000077.png,")
+def test_the_same_seed_renders_the_same_crops_each_with_its_row(tmp_path):
+    seed = 77
+    names = crop_names(seed)
+    for out in (tmp_path / "a", tmp_path / "b"):
+        assert len(list(render_crops(out, 1, seed, 1, 1))) == 1
+    for name in names:
+        assert (tmp_path / "a" / "crops" / name).read_bytes() == (tmp_path / "b" / "crops" / name).read_bytes()
+    with open(tmp_path / "a" / "crops.csv", newline="") as fh:
+        reader = csv.DictReader(fh)
+        rows = list(reader)
+    assert reader.fieldnames == CROPS_HEADER
+    assert [r["image"] for r in rows] == [f"crops/{n}" for n in names]
+    assert {r["seed"] for r in rows} == {str(seed)}
+    metas = [json.loads(line) for line in (tmp_path / "a" / "crops_meta.jsonl").read_text().splitlines()]
+    assert [m["slot"] for m in metas] == list(range(len(names)))
+    assert len({m["material"] for m in metas}) > 1  # each die its own look
+
+
+def test_a_stopped_crops_batch_renders_only_what_is_missing(tmp_path):
+    seed = 78
+    list(render_crops(tmp_path, 1, seed, 1, 1))
+    assert list(render_crops(tmp_path, 1, seed, 1, 1)) == []  # every crop is there
+    lost = crop_names(seed)[1]
+    (tmp_path / "crops" / lost).unlink()
+    assert len(list(render_crops(tmp_path, 1, seed, 1, 1))) == 1
+    rows = (tmp_path / "crops.csv").read_text().splitlines()[1:]
+    assert sum(row.startswith(f"crops/{lost},") for row in rows) == 1  # its picture back, not a second row
+    assert (tmp_path / "crops" / lost).is_file()
+
+
+def test_the_side_wall_never_stands_between_the_camera_and_the_dice():
+    from training.render.grid import draw_grid_scene
+    from training.render.gridscene import render_grid
+
+    seed = 309  # a corner of the rail, the camera on the side where the side wall used to stand
+    scene = draw_grid_scene(seed)
+    assert scene.kind == "rail" and scene.rail.corner and scene.plan.camera.position[0] > 0
+    crops = render_grid(seed, 1, 1, ray_count=40).crops
+    assert min(c.facts.visible for c in crops) > 0.5

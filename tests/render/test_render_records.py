@@ -102,3 +102,16 @@ def test_a_crops_folder_has_the_contract_header_and_resumes(tmp_path):
     assert reader.fieldnames == CROPS_HEADER
     assert [(r["image"], r["value"], r["seed"]) for r in rows] == [("crops/c1.png", "4", "11"), ("crops/c2.png", "3", "12")]
     assert [json.loads(line)["seed"] for line in (tmp_path / "crops_meta.jsonl").read_text().splitlines()] == [11, 12]
+
+
+def test_a_crop_whose_picture_was_lost_gets_it_back_without_a_second_row(tmp_path):
+    folder = CropsFolder(tmp_path)
+    png = cv2.imencode(".png", np.zeros((96, 96, 3), np.uint8))[1].tobytes()
+    folder.add("c1.png", png, 4, 30.5, 1.25, 0.9, "casino-red-polished", 11, {"value": 4})
+    (tmp_path / "crops" / "c1.png").unlink()
+    again = CropsFolder(tmp_path)
+    assert not again.done("c1.png")
+    again.add("c1.png", png, 4, 30.5, 1.25, 0.9, "casino-red-polished", 11, {"value": 4})
+    assert again.done("c1.png")
+    assert (tmp_path / "crops.csv").read_text().count("crops/c1.png") == 1
+    assert len((tmp_path / "crops_meta.jsonl").read_text().splitlines()) == 1

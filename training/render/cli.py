@@ -43,11 +43,13 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m training.render", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="product", required=True)
     for name, what in (("frames", "whole labelled frames (detector, evaluation)"),
-                       ("crops", "die crops from minimal scenes (classifiers)")):
+                       ("crops", "die crops cut from renders of a grid of dice (classifiers)")):
         s = sub.add_parser(name, help=what)
         s.add_argument("--out", type=Path, help=f"folder to fill (default: under {DEFAULT_CACHE})")
-        s.add_argument("--count", type=int, required=True)
-        s.add_argument("--seed", type=int, required=True, help="first seed; image i has seed SEED + i")
+        s.add_argument("--count", type=int, required=True,
+                       help="frames to render" if name == "frames" else "renders (each gives 6-16 crops)")
+        s.add_argument("--seed", type=int, required=True,
+                       help="first seed; image (or render) i has seed SEED + i")
         s.add_argument("--threads", type=int, default=1, help="Blender's render threads (default 1)")
         s.add_argument("--held-out", action="store_true", help=f"an evaluation set (seeds {HELD_OUT_FROM}+)")
         if name == "frames":
@@ -55,7 +57,7 @@ def parser() -> argparse.ArgumentParser:
             s.add_argument("--size", type=_size, default=(640, 480), metavar="WxH")
             s.add_argument("--samples", type=int, default=12)
         else:
-            s.add_argument("--samples", type=int, default=6)
+            s.add_argument("--samples", type=int, default=4)
     return p
 
 
@@ -77,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         from training.render.crops import render_crops
 
-        out = args.out or DEFAULT_CACHE / "crops"
+        out = args.out or DEFAULT_CACHE / "crops-grid"
         todo = render_crops(out, args.count, args.seed, args.samples, args.threads)
     for done, total, name, seconds in todo:
         print(f"[{done}/{total}] {name} {seconds:.1f}s", flush=True)

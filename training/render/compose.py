@@ -37,17 +37,19 @@ def place_camera(look: CameraLook, poses: list[DiePose], die_size: float, width:
 
 
 def place_lamps(rng: np.random.Generator, camera: PinholeCamera, poses: list[DiePose], die_size: float,
-                centre: np.ndarray, mirrored_share: float = 0.35) -> list[Lamp]:
-    """Two to four ceiling lamps at 2700-6500 K (mostly 2800-5200 K); with ``mirrored_share``
-    chance one of them hangs where a die's top face mirrors it into the camera."""
-    count = int(rng.integers(2, 5))
+                centre: np.ndarray, mirrored_share: float = 0.35, most: int = 4,
+                mirror_each: bool = False) -> list[Lamp]:
+    """Two to ``most`` ceiling lamps at 2700-6500 K (mostly 2800-5200 K); with ``mirrored_share``
+    chance the first of them (with ``mirror_each``, each of them) hangs where a die's top face
+    mirrors it into the camera."""
+    count = int(rng.integers(2, most + 1))
     lamps = []
     for i in range(count):
         height = float(rng.uniform(1.3, 2.8))
         radius = float(rng.uniform(0.04, 0.3))
         kelvin = float(rng.uniform(2800, 5200) if rng.random() < 0.85 else rng.uniform(2700, 6500))
         position = None
-        if i == 0 and poses and rng.random() < mirrored_share:
+        if (i == 0 or mirror_each) and poses and rng.random() < mirrored_share:
             pose = poses[int(rng.integers(len(poses)))]
             n = pose.rotation @ FACE_NORMALS[top_face(pose.rotation)]
             face = np.array(pose.centre) + n * die_size / 2 + rng.normal(0, die_size * 0.25, 3) * [1, 1, 0]

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from training.render.exposure import exposure_offset
+
 #: Translucent casino dice colours (linear RGB of the body's tint).
 CASINO_TINTS = {
     "red": (0.8, 0.03, 0.02), "green": (0.03, 0.5, 0.12),
@@ -212,7 +214,7 @@ class CameraLook:
     die_px: float  # how many pixels across a die should be at the aim point
     fov_deg: float
     aim_jitter: tuple[float, float]  # where the dice fall in the frame, shares of its size
-    exposure: float
+    exposure_offset: float  # stops from the metered exposure (exposure.py)
     view: str  # Blender's view transform
     denoise: bool
 
@@ -232,7 +234,7 @@ def camera_look(rng: np.random.Generator, kind: str, width: int) -> CameraLook:
         die_px=die_px,
         fov_deg=float(rng.uniform(25, 50) if kind == "cage" else rng.uniform(40, 75)),
         aim_jitter=(float(rng.uniform(-0.2, 0.2)), float(rng.uniform(-0.2, 0.2))),
-        exposure=float(rng.uniform(-0.8, 0.5)),
+        exposure_offset=exposure_offset(rng),
         view=str(rng.choice(["Standard", "AgX", "Filmic"], p=[0.5, 0.3, 0.2])),
         denoise=bool(rng.random() < 0.7),
     )

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from training.render.geometry import quaternion_to_matrix, tilt_deg
+from training.render.geometry import (axis_angle, matrix_to_quaternion, quaternion_to_matrix,
+                                      rotation_with_face_up, tilt_deg)
 
 CM = 100.0  # physics units per metre
 G = 981.0
@@ -138,11 +139,12 @@ class _Sim:
     def contacts(self, a: int, b: int) -> bool:
         return bool(self.p.getClosestPoints(a, b, TOUCH_CM, physicsClientId=self.cid))
 
-    def poses(self, half_cm: float) -> list[DiePose]:
+    def poses(self, half_cm: float | list[float]) -> list[DiePose]:
+        halves = half_cm if isinstance(half_cm, list) else [half_cm] * len(self.dice)
         out = []
-        for body in self.dice:
+        for body, half in zip(self.dice, halves):
             pos, rot = self.pose(body)
-            resting_off_felt = self.leaning(body, half_cm)
+            resting_off_felt = self.leaning(body, half)
             on_rail = resting_off_felt and any(self.contacts(body, s) for s in self.statics if self.statics[s] == "rail")
             others = [d for d in self.dice if d != body]
             touching = any(self.contacts(body, d) for d in others)
@@ -161,19 +163,22 @@ def _throw(sim: _Sim, rng: np.random.Generator, half: float, x_range, y_range, t
 
 
 def _lean(sim: _Sim, rng: np.random.Generator, half: float, body: int, support_xy: np.ndarray,
-          away: np.ndarray) -> None:
+          away: np.ndarray, value: int | None = None) -> None:
     """Set ``body`` to lean, like a ladder, on a support whose face is at ``support_xy`` (the wall, or
     another die's side), ``away`` pointing from it to the die: the die's edge far from the support
-    on the felt, its near side lifted against the support (its top face tilted away from it). It is
-    let go just above that place, and the physics finds where it really rests."""
+    on the felt, its near side lifted against the support (its top face tilted away from it), the
+    face ``value`` (drawn when not given) the one that looks up. It is let go just above that
+    place, and the physics finds where it really rests."""
     away = away / np.linalg.norm(away)
     axis = np.cross(np.array([0.0, 0.0, 1.0]), away)
     tilt = np.radians(rng.uniform(12, 40))
     reach = half * (np.cos(tilt) + np.sin(tilt))  # from the centre to the lowest and to the nearest corner
     offset = reach + rng.uniform(0.02, 0.1)
     pos = [support_xy[0] + away[0] * offset, support_xy[1] + away[1] * offset, reach + 0.05]
-    sim.p.resetBasePositionAndOrientation(body, pos, _tilted_quaternion(axis, tilt, rng.uniform(-0.2, 0.2)),
-                                          physicsClientId=sim.cid)
+    face = value if value is not None else int(rng.integers(1, 7))
+    square = float(np.arctan2(away[1], away[0])) + rng.uniform(-0.2, 0.2)  # a side face to the support
+    rotation = axis_angle(axis, tilt) @ rotation_with_face_up(face, square)
+    sim.p.resetBasePositionAndOrientation(body, pos, matrix_to_quaternion(rotation), physicsClientId=sim.cid)
     sim.p.resetBaseVelocity(body, [0, 0, 0], [0, 0, 0], physicsClientId=sim.cid)
 
 
@@ -264,3 +269,84 @@ def settle_cage(rng: np.random.Generator, world: CageWorld, halves: list[float],
                 if sim.leaning(body, half):
                     break
         return sim.poses(half)
+
+
+@dataclass(frozen=True)
+class GridDie:
+    """A die of a crops render, set down on the felt before the physics: where (metres, its
+    centre), its half edge, the face up and its turn about the vertical."""
+
+    xy: tuple[float, float]
+    half: float
+    value: int
+    yaw: float
+
+
+def settle_grid(rng: np.random.Generator, dice: list[GridDie], pairs, wall_y: float | None = None,
+                wall_height: float = 0.1, wall_leans: frozenset[int] = frozenset(),
+                dish_radius: float | None = None) -> list[DiePose]:
+    """Set the dice of a crops render down flat where they were placed, bring each pair together
+    (``pairs``: ``grid.Pair``: ``b`` pushed against ``a``, moved near it, or leant on it), lean the
+    dice ``wall_leans`` on the wall (with ``wall_y``: the pyramids' tips, metres), and let the
+    physics settle them; the poses say what each die rests on."""
+    friction = float(rng.uniform(0.6, 1.0))
+    halves = [d.half * CM for d in dice]
+    with _Sim() as sim:
+        sim.static_box([200, 200, 0.5], [0, 0, -0.5], what="felt", friction=1.0)
+        if wall_y is not None:
+            sim.static_box([200, 5, wall_height * CM / 2], [0, wall_y * CM + 5, wall_height * CM / 2])
+        if dish_radius is not None:
+            r = dish_radius * CM
+            for k in range(24):
+                a = 2 * np.pi * k / 24
+                q = _tilted_quaternion(np.array([-np.sin(a), np.cos(a), 0.0]), -np.radians(55), a)
+                c = np.array([np.cos(a), np.sin(a)]) * (r + 1.2)
+                sim.static_box([2.0, r * np.pi / 24 + 0.3, 0.3], [c[0], c[1], 1.0], q)
+        rotations = [rotation_with_face_up(d.value, d.yaw) for d in dice]
+        for d, rot, h in zip(dice, rotations, halves):
+            sim.die(h, [d.xy[0] * CM, d.xy[1] * CM, h + 0.01], matrix_to_quaternion(rot), [0, 0, 0], [0, 0, 0],
+                    friction)
+        leans: list[tuple[int, np.ndarray, np.ndarray]] = []  # die, support face, away from it
+        for pair in pairs:
+            a, b = sim.dice[pair.a], sim.dice[pair.b]
+            a_pos, _ = sim.pose(a)
+            b_pos, _ = sim.pose(b)
+            line = b_pos - a_pos
+            line[2] = 0.0
+            gap = float(np.linalg.norm(line))
+            line /= max(gap, 1e-9)
+            ha, hb = halves[pair.a], halves[pair.b]
+            heading = float(np.arctan2(line[1], line[0]))
+            if pair.kind in ("touching", "cocked"):
+                # a turned square to b's cell, so b meets its face and stays between the two cells
+                turn = heading + rng.normal(0, 0.1)
+                sim.p.resetBasePositionAndOrientation(
+                    a, [a_pos[0], a_pos[1], ha + 0.01], matrix_to_quaternion(rotation_with_face_up(dice[pair.a].value, turn)),
+                    physicsClientId=sim.cid)
+            if pair.kind == "touching":
+                # b square to a's face, a hair's breadth away, as dice pushed together
+                side = np.cross([0.0, 0.0, 1.0], line)
+                pos = a_pos + line * (ha + hb + 0.01) + side * rng.uniform(-0.5, 0.5) * min(ha, hb)
+                rot = rotation_with_face_up(dice[pair.b].value, heading + rng.normal(0, 0.05))
+                sim.p.resetBasePositionAndOrientation(b, [pos[0], pos[1], hb + 0.01], matrix_to_quaternion(rot),
+                                                      physicsClientId=sim.cid)
+            elif pair.kind == "near":
+                # far enough apart that no corners meet, whatever their turns
+                distance = min(gap, (ha + hb) * float(rng.uniform(1.5, 2.2)))
+                pos = a_pos + line * distance
+                sim.p.resetBasePositionAndOrientation(b, [pos[0], pos[1], hb + 0.01],
+                                                      sim.p.getBasePositionAndOrientation(b, physicsClientId=sim.cid)[1],
+                                                      physicsClientId=sim.cid)
+            else:
+                leans.append((pair.b, a_pos[:2] + line[:2] * ha, line))
+        for i in sorted(wall_leans):
+            leans.append((i, np.array([dice[i].xy[0] * CM, wall_y * CM]), np.array([rng.normal(0, 0.2), -1.0, 0.0])))
+        for attempt in range(LEAN_TRIES):  # a die let go against its support may still fall flat: again
+            todo = leans if attempt == 0 else [lean for lean in leans
+                                                if not sim.leaning(sim.dice[lean[0]], halves[lean[0]])]
+            if attempt and not todo:
+                break
+            for i, support, away in todo:
+                _lean(sim, rng, halves[i], sim.dice[i], support, away, dice[i].value)
+            sim.settle()
+        return sim.poses(halves)

@@ -151,11 +151,14 @@ class CropsFolder:
 
     def add(self, name: str, png: bytes, value: int, top_px: float, tilt: float, visible: float, material: str,
             seed: int, meta: dict) -> None:
-        """Write the crop, its line in ``crops_meta.jsonl`` (everything measured), then its row."""
+        """Write the crop, its line in ``crops_meta.jsonl`` (everything measured), then its row; a
+        crop whose picture was lost but whose row is there gets its picture back, not a second row."""
         path = self.root / "crops" / name
         tmp = path.with_name(name + ".tmp")
         tmp.write_bytes(png)
         os.replace(tmp, path)
+        if f"crops/{name}" in self.names:
+            return
         trim_partial_line(self.root / "crops_meta.jsonl")
         with open(self.root / "crops_meta.jsonl", "a") as fh:
             fh.write(json.dumps({"image": f"crops/{name}", "seed": seed, **meta}, sort_keys=True) + "\n")

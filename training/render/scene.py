@@ -19,7 +19,7 @@ from training.render.compose import place_camera, place_lamps
 from training.render.diemesh import die_mesh
 from training.render.geometry import (PinholeCamera, image_box, lamp_on_top_face, tilt_deg, top_face,
                                       top_face_corners, top_face_px)
-from training.render.looks import (CameraLook, DieLook, Lamp, cage_look, camera_look, cloth_look, die_look,
+from training.render.looks import (DieLook, Lamp, cage_look, camera_look, cloth_look, die_look,
                                    rail_look)
 from training.render.physics import CageWorld, DiePose, RailWorld, settle_cage, settle_rail
 from training.render.rules import DieFacts
@@ -50,7 +50,6 @@ class Rendered:
     look: DieLook
     scenario: str
     extra: dict
-    target: int | None = None
 
 
 def scenario_for(rng: np.random.Generator, cocked_share: float = 0.12, touching_share: float = 0.1) -> str:
@@ -63,24 +62,20 @@ def _stream(seed: int, stage: int) -> np.random.Generator:
 
 
 def render_scene(seed: int, kind: str, size: tuple[int, int], samples: int, threads: int,
-                 dice_count: int | None = None, camera: CameraLook | None = None,
-                 scenario: str | None = None, ray_count: int = 300, target: int | None = None,
-                 cage_top: bool = True) -> Rendered:
-    """Render the scene of ``seed``: a ``"rail"`` (two dice by the back wall) or a ``"cage"`` (three
-    dice in the hazard cage's dish). ``camera`` and ``scenario`` override the drawn ones (crops aim
-    closer); ``dice_count`` the usual number of dice; ``target`` aims the camera at that die alone;
-    without ``cage_top`` a cage has only its lower half, and the camera may come in close."""
+                 ray_count: int = 300) -> Rendered:
+    """Render the frame of ``seed``: a ``"rail"`` (two dice by the back wall) or a ``"cage"`` (three
+    dice in the hazard cage's dish, seen through its wire)."""
     width, height = size
     looks = _stream(seed, 1)
     die = die_look(looks)
     cloth = cloth_look(looks, kind)
     rail = rail_look(looks)
     cage = cage_look(looks)
-    cam_look = camera or camera_look(looks, kind, width)
+    cam_look = camera_look(looks, kind, width)
     ambient = float(looks.uniform(0.02, 0.25))
     ambient_rgb = tuple(float(c) for c in looks.uniform(0.5, 1.0, 3))
-    n = dice_count or DICE_PER_KIND[kind]
-    scenario = scenario or scenario_for(_stream(seed, 2))
+    n = DICE_PER_KIND[kind]
+    scenario = scenario_for(_stream(seed, 2))
     half = die.size_m / 2
     physics = _stream(seed, 3)
     if kind == "rail":
@@ -88,54 +83,57 @@ def render_scene(seed: int, kind: str, size: tuple[int, int], samples: int, thre
         top = 0.0
     else:
         poses = settle_cage(physics, CageWorld(cage.dish_radius), [half] * n, scenario)
-        top = 2 * cage.waist_height + 0.15 if cage_top else 0.0
-    if target is not None and scenario == "cocked":
-        target = len(poses) - 1  # the leaned die, so cocked crops show a cocked die
-    aimed = poses if target is None else [poses[target]]
-    cam = place_camera(cam_look, aimed, die.size_m, width, height, kind, min_height=top)
+        top = 2 * cage.waist_height + 0.15
+    cam = place_camera(cam_look, poses, die.size_m, width, height, kind, min_height=top)
     middle = np.mean([p.centre for p in poses], axis=0)
     lamps = place_lamps(_stream(seed, 4), cam, poses, die.size_m, middle)
 
     blender.reset()
     if kind == "rail":
         blender.add_cloth(cloth, 2.0, (float(middle[0]), float(middle[1])))
-        blender.add_rail(rail, 0.0, RailWorld(0.0, 0.0).side_x, _stream(seed, 5))
+        side_x = RailWorld(0.0, 0.0).side_x  # the side wall away from the camera, never between
+        blender.add_rail(rail, 0.0, side_x if cam.position[0] < middle[0] else -side_x, _stream(seed, 5))
     else:
         felt = blender.add_cloth(cloth, 2.0, (0.0, 0.0), print_density=0.3)
         felt.location.z = -0.002
-        blender.add_cage(cage, upper=cage_top)
+        blender.add_cage(cage)
     objects = [blender.add_die(die, i, p.centre, p.rotation) for i, p in enumerate(poses)]
     blender.add_lamps(lamps, ambient, ambient_rgb)
     blender.add_camera(cam)
     with tempfile.TemporaryDirectory(prefix="dicetable-render-") as tmp:
         path = Path(tmp) / "frame.png"
-        blender.render(path, cam, samples, seed, cam_look.denoise, threads, cam_look.view, cam_look.exposure)
+        ground = cloth.rgb if kind == "rail" else cage.dish_rgb
+        ev = blender.render(path, cam, samples, seed, cam_look.denoise, threads, cam_look.view,
+                            cam_look.exposure_offset, ground)
         bgr = cv2.imread(str(path), cv2.IMREAD_COLOR)
     if bgr is None:
         raise RuntimeError(f"seed {seed}: Blender wrote no picture")
     vis_rng = _stream(seed, 6)
     mesh = die_mesh(half, die.rounded).vertices
-    facts = [_facts(p, obj, cam, mesh, half, lamps, vis_rng, ray_count) for p, obj in zip(poses, objects)]
+    facts = [die_facts(p, obj, cam, mesh, half, lamps, vis_rng, ray_count) for p, obj in zip(poses, objects)]
     extra = {"code": CODE_VERSION, "scenario": scenario, "material": die.material, "cloth": cloth.name,
              "camera_tilt_deg": round(cam.look_from_vertical_deg(), 1),
-             "lamps_k": [round(lamp.kelvin) for lamp in lamps], "samples": samples}
-    return Rendered(bgr, facts, cam, die, scenario, extra, target)
+             "lamps_k": [round(lamp.kelvin) for lamp in lamps], "samples": samples, "exposure_ev": round(ev, 2),
+             "exposure_offset_ev": round(cam_look.exposure_offset, 2), "view": cam_look.view}
+    return Rendered(bgr, facts, cam, die, scenario, extra)
 
 
-def _facts(pose: DiePose, obj, cam: PinholeCamera, mesh: np.ndarray, half: float, lamps: list[Lamp],
-           rng: np.random.Generator, rays: int) -> DieFacts:
-    """What the label says of one die, measured from its rest pose and the camera."""
+def die_facts(pose: DiePose, obj, cam: PinholeCamera, mesh: np.ndarray, half: float, lamps: list[Lamp],
+              rng: np.random.Generator, rays: int, window: tuple[int, int, int, int] | None = None) -> DieFacts:
+    """What the label says of one die, measured from its rest pose and the camera; with ``window``
+    (``x, y, w, h`` in the picture: a crop) the box, ``in_frame`` and ``visible`` are the crop's."""
+    x0, y0, w, h = window or (0, 0, cam.width, cam.height)
     world = np.asarray(pose.centre) + mesh @ pose.rotation.T
     if not cam.in_front(world):  # beside or behind a camera that came in close to another die
         return DieFacts(value=top_face(pose.rotation), box=(0.0, 0.0, 0.0, 0.0), tilt_deg=tilt_deg(pose.rotation),
                         on_rail=pose.on_rail, on_die=pose.on_die, touching=pose.touching, visible=0.0,
                         lamp_on_top=False, top_px=0.0, in_frame=False)
     px = cam.project(world)
-    box, inside = image_box(px, cam.width, cam.height)
+    box, inside = image_box(px - np.array([x0, y0], float), w, h)
     corners = top_face_corners(np.asarray(pose.centre), pose.rotation, half)
     lamp_on = any(lamp_on_top_face(cam.position, np.array(lamp.position), lamp.radius, np.asarray(pose.centre),
                                    pose.rotation, half) for lamp in lamps)
-    visible = blender.visible_share(obj, cam, px, rng, rays)
+    visible = blender.visible_share(obj, cam, px, rng, rays, (x0, y0, x0 + w, y0 + h))
     return DieFacts(
         value=top_face(pose.rotation), box=tuple(box), tilt_deg=tilt_deg(pose.rotation),
         on_rail=pose.on_rail, on_die=pose.on_die, touching=pose.touching, visible=visible,
