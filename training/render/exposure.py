@@ -5,20 +5,22 @@ the cloth's colour, which vary over a hundredfold between scenes: a fixed exposu
 frames nearly black. So the linear render is metered first (the centre-weighted mean of the log
 luminance, the "key" of the scene) and the exposure puts that key at a mid tone; on a dark cloth
 that would blow out a white die, so the exposure is held where a white die lit as the cloth is
-stays at full scale (the cloth's own reflectance says how much light falls on it). A drawn
-offset then moves it: most frames within a third of a stop or so, a few clearly dark or bright.
+stays within a third of a stop of full scale (the cloth's own reflectance says how much light
+falls on it). A drawn offset then moves it: most frames within a third of a stop or so, a few
+clearly dark or bright.
 Pure numpy: tested without Blender.
 """
 from __future__ import annotations
 
 import numpy as np
 
-#: The linear luminance the metered key is exposed to (about 108 of 255 through an sRGB curve;
-#: on the usual green cloth a white die lit as the cloth is then just reaches full scale).
-TARGET_KEY = 0.15
-#: The reflectance of a white die's face, and the linear level it may reach (full scale).
+#: The linear luminance the metered key is exposed to (a mid grey, 118 of 255 through an sRGB
+#: curve; on the usual green cloth the white die's hold below keeps it a little lower).
+TARGET_KEY = 0.18
+#: The reflectance of a white die's face, and the linear level it may reach: a third of a stop
+#: over full scale, as a camera set for the table lets white plastic just touch clipping.
 WHITE_DIE = 0.8
-WHITE_LEVEL = 1.0
+WHITE_LEVEL = 1.25
 #: The exposure (in stops) never leaves this range, whatever the metering says.
 EV_RANGE = (-4.0, 8.0)
 #: Rec. 709 luminance weights of linear R, G, B.
@@ -55,10 +57,10 @@ def metered_ev(rgb_linear: np.ndarray, offset_ev: float, ground_rgb: tuple[float
 
 def exposure_offset(rng: np.random.Generator) -> float:
     """How far a frame is from the metered exposure, in stops: mostly close to it (a camera
-    set up for the table), about one in ten one to two stops under (dark ones stay), a few over."""
+    set up for the table), about one in ten 0.8 to 1.5 stops under (dark ones stay), a few over."""
     r = rng.random()
     if r < 0.1:
-        return float(rng.uniform(-1.8, -1.0))
+        return float(rng.uniform(-1.5, -0.8))
     if r < 0.15:
         return float(rng.uniform(0.5, 1.0))
     return float(np.clip(rng.normal(0.0, 0.3), -0.7, 0.7))
