@@ -10,7 +10,7 @@ earlier ``verify`` or an export kept elsewhere.
 A file that is damaged (cut short, overwritten) fails the check at the row
 where the damage begins. A file that cannot be read here at all (permissions,
 the medium) is not a verdict on its rows: :func:`verify` raises
-:class:`~controller.journal.store.JournalUnreadable` instead.
+:class:`~controller.journal.errors.JournalUnreadable` instead.
 """
 from __future__ import annotations
 
@@ -18,7 +18,8 @@ import json
 from dataclasses import dataclass, replace
 
 from controller.journal.chain import GENESIS, entry_hash
-from controller.journal.store import Journal, JournalError, JournalUnreadable
+from controller.journal.errors import JournalError, JournalUnreadable
+from controller.journal.store import Journal
 
 
 @dataclass(frozen=True)

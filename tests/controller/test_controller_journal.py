@@ -339,7 +339,7 @@ def test_a_state_dir_of_another_user_is_named_not_just_unable_to_open(tmp_path, 
     this user cannot write is the answer (the service runs as its own user)."""
     import os
 
-    from controller.journal.store import unwritable
+    from controller.journal.paths import unwritable
 
     state = tmp_path / "state"
     state.mkdir()
@@ -355,7 +355,7 @@ def test_a_state_dir_of_another_user_is_named_not_just_unable_to_open(tmp_path, 
 def test_a_journal_file_or_folder_of_another_user_is_named(tmp_path, monkeypatch):
     import os
 
-    from controller.journal.store import unwritable
+    from controller.journal.paths import unwritable
 
     with Journal.open(tmp_path):
         pass

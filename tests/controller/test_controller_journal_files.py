@@ -15,7 +15,9 @@ import pytest
 
 from controller.cli import main
 from controller.journal import Journal, JournalBusy, JournalError, JournalUnreadable, verify
-from controller.journal import store
+from controller.journal import archiving
+from controller.journal.lock import ARCHIVE, WriterLock
+from controller.journal.paths import JOURNAL_FILE
 
 #: A table that dies by SIGKILL (a power cut, the watchdog) after committing rows: they are in the -wal.
 CRASH = """
@@ -78,7 +80,7 @@ def test_a_second_writer_is_refused_naming_the_first_and_readers_still_read(tmp_
 
 
 def test_a_table_is_refused_while_its_journal_is_being_archived(tmp_path):
-    lock = store.WriterLock(tmp_path / store.JOURNAL_FILE, store.ARCHIVE)
+    lock = WriterLock(tmp_path / JOURNAL_FILE, ARCHIVE)
     try:
         with pytest.raises(JournalBusy, match=f"the journal in {tmp_path} is being archived \\(pid {os.getpid()}\\)"):
             Journal.open(tmp_path)
@@ -203,7 +205,7 @@ def test_archive_refuses_without_a_journal_or_given_a_file(tmp_path, capsys):
 def test_archive_never_overwrites_an_archive(tmp_path, capsys):
     with Journal.open(tmp_path / "state") as journal:
         first = journal.append({"event": "lock"})
-    name = f"journal-{store._stamp(first.ts)}-1.sqlite3"
+    name = f"journal-{archiving._stamp(first.ts)}-1.sqlite3"
     (tmp_path / "a").mkdir()
     (tmp_path / "a" / name).write_text("an earlier archive")
     assert main(["journal", "--state-dir", str(tmp_path / "state"), "archive", "--to", str(tmp_path / "a")]) == 2
@@ -215,7 +217,7 @@ def test_archive_never_overwrites_an_archive(tmp_path, capsys):
 
 
 def test_archive_keeps_the_journal_when_the_copy_does_not_verify(tmp_path, capsys, monkeypatch):
-    real_copy = store._copy
+    real_copy = archiving._copy
 
     def copy_that_differs(original: Journal, target: Path) -> None:
         real_copy(original, target)
@@ -223,7 +225,7 @@ def test_archive_keeps_the_journal_when_the_copy_does_not_verify(tmp_path, capsy
         db.executescript("DROP TRIGGER journal_no_update; UPDATE journal SET event = '{}' WHERE seq = 2;")
         db.close()
 
-    monkeypatch.setattr(store, "_copy", copy_that_differs)
+    monkeypatch.setattr(archiving, "_copy", copy_that_differs)
     _crash(tmp_path / "state", 4)
     assert main(["journal", "--state-dir", str(tmp_path / "state"), "archive", "--to", str(tmp_path / "a")]) == 2
     assert "does not hold the rows of" in capsys.readouterr().err
@@ -357,15 +359,15 @@ def test_an_archive_is_named_only_once_it_is_whole(tmp_path, capsys, monkeypatch
     """Made under its final name, a copy cut short by a power cut looked like an archive and took
     the name the next try needed."""
     _crash(tmp_path / "state", 4)
-    real_copy = store._copy
+    real_copy = archiving._copy
 
     def cut_short(original: Journal, target: Path) -> None:
         real_copy(original, target)
         raise KeyboardInterrupt  # the power goes mid-archive
 
-    monkeypatch.setattr(store, "_copy", cut_short)
+    monkeypatch.setattr(archiving, "_copy", cut_short)
     with pytest.raises(KeyboardInterrupt):
-        store.archive(tmp_path / "state", tmp_path / "a")
+        archiving.archive(tmp_path / "state", tmp_path / "a")
     assert not any(name.endswith(".sqlite3") for name in _files(tmp_path / "a"))
     (tmp_path / "a" / ".journal-x.sqlite3.part").write_text("left by a power cut")  # not ours to block on
     monkeypatch.undo()
@@ -391,7 +393,7 @@ def test_a_lock_made_by_root_is_handed_to_the_state_folders_owner(tmp_path):
     state = tmp_path / "state"
     state.mkdir()
     os.chown(state, 4321, 4321)
-    lock = store.WriterLock(state / "journal.sqlite3", store.ARCHIVE)
+    lock = WriterLock(state / "journal.sqlite3", ARCHIVE)
     try:
         owner = (state / "journal.lock").stat()
         assert (owner.st_uid, owner.st_gid) == (4321, 4321)
@@ -446,7 +448,7 @@ def test_an_archive_cut_between_its_naming_and_the_removal_is_finished_by_the_ne
 
     monkeypatch.setattr(Path, "unlink", keep_the_original)
     with pytest.raises(KeyboardInterrupt):
-        store.archive(tmp_path / "state", tmp_path / "a")
+        archiving.archive(tmp_path / "state", tmp_path / "a")
     monkeypatch.undo()
     named = [n for n in _files(tmp_path / "a") if n.startswith("journal-")]
     assert len(named) == 1 and (tmp_path / "state" / "journal.sqlite3").exists()
@@ -462,7 +464,7 @@ def test_an_archive_on_a_stick_without_links_is_named_by_a_rename(tmp_path, caps
     def no_links(src, dst):
         raise OSError(errno.EPERM, "Operation not permitted")
 
-    monkeypatch.setattr(store.os, "link", no_links)
+    monkeypatch.setattr(archiving.os, "link", no_links)
     _crash(tmp_path / "state", 3)
     assert main(["journal", "--state-dir", str(tmp_path / "state"), "archive", "--to", str(tmp_path / "a")]) == 0
     archived = Path(json.loads(capsys.readouterr().out)["archived"])

@@ -146,7 +146,7 @@ def _suggest_demo_journals(state_dir) -> None:
     """The demo keeps one journal per game under the state directory: name them."""
     from pathlib import Path
 
-    from controller.journal.store import JOURNAL_FILE
+    from controller.journal.paths import JOURNAL_FILE
 
     found = sorted(p.parent for p in Path(state_dir).glob(f"*/{JOURNAL_FILE}"))
     if found:
@@ -217,7 +217,7 @@ def _frames(n: int) -> str:
 def run(args: argparse.Namespace) -> int:
     from controller.config import ConfigError
     from controller.journal import Journal, JournalError
-    from controller.journal.store import JOURNAL_FILE
+    from controller.journal.paths import JOURNAL_FILE
 
     if args.action == "archive":
         return _archive(args)

@@ -106,7 +106,7 @@ def _check(config: Config) -> int:
     not opened: the running table holds them (``wiring_check`` tries the GPIO lines)."""
     from controller.config import device_warnings, rules_warnings
     from controller.journal import Journal, JournalError
-    from controller.journal.store import JOURNAL_FILE, unwritable
+    from controller.journal.paths import JOURNAL_FILE, unwritable
     from controller.table.journaled import fitting_entries
 
     if _refused_at_start(config):
