@@ -24,10 +24,11 @@ from pathlib import Path
 from typing import IO, Any, Mapping
 
 from controller.app import (DisplayHandle, TableController, button_event, cage_listener, open_devices,
-                            open_display, open_events, parse_event_line)
+                            open_display, stream_event)
 from controller.camera import ReadPipeline
 from controller.config import Config
 from controller.journal import Journal, JournalError, verify
+from controller.jsonlines import open_lines, read_lines
 from controller.players import Players
 from controller.table import JournaledTable, JournalMismatch, Phase, Step, TableState, expects_roll, lights_for
 from hardware.gpio import ManualClock, SimulatedDealer
@@ -225,15 +226,12 @@ def _extra_bets(path: str, default_game: str) -> dict[str, list[dict[str, Any]]]
     every game: standard input can be read only once. ``ValueError`` names a line whose game is
     not one, rather than drop its bet without a word."""
     bets: dict[str, list[dict[str, Any]]] = {game: [] for game in GAMES}
-    with open_events(path) as stream:
-        for number, line in enumerate(stream, 1):
-            line = line.strip()
-            if not line or line.startswith("#"):
-                continue
-            event = parse_event_line(line)
+    with open_lines(path) as stream:
+        for line in read_lines(stream):
+            event = stream_event(line)
             game = event.pop("game", default_game)
             if not isinstance(game, str) or game not in bets:
-                raise ValueError(f"--bets line {number}: \"game\" must be one of {', '.join(GAMES)}, got {game!r}")
+                raise ValueError(f"--bets line {line.number}: \"game\" must be one of {', '.join(GAMES)}, got {game!r}")
             bets[game].append(event)
     return bets
 

@@ -10,7 +10,8 @@ independently of the table controller.
 from __future__ import annotations
 
 import json
-from typing import Iterator, Sequence
+import math
+from typing import Any, Iterator, Sequence
 
 from controller.journal.store import EFFECT, INPUT, ORIGIN, Entry, Journal
 
@@ -21,7 +22,25 @@ def export_lines(journal: Journal, *, events_only: bool = False, inputs_only: bo
         if inputs_only and entry.kind != INPUT:
             continue
         payload = entry.event if events_only else entry.to_json()
-        yield json.dumps(payload, sort_keys=True, separators=(",", ":"))
+        yield exported(payload)
+
+
+def exported(value: Any) -> str:
+    """``value`` as a line of an export: compact, keys sorted, ASCII, and JSON throughout."""
+    return json.dumps(named_non_finite(value), sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+def named_non_finite(value: Any) -> Any:
+    """``value`` with each number that is not finite as a string naming it (``"NaN"``,
+    ``"Infinity"``, ``"-Infinity"``): JSON has no such numbers, and a journal written before they
+    were refused at the door may hold them. Only such a journal's rows change."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, dict):
+        return {key: named_non_finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [named_non_finite(item) for item in value]
+    return value
 
 
 GAME_INPUTS = ("bet", "remove", "next_shooter")
@@ -49,4 +68,4 @@ def game_events(entries: Sequence[Entry]) -> Iterator[tuple[int, dict]]:
 def game_event_lines(journal: Journal) -> Iterator[str]:
     """:func:`game_events` as JSON lines, the input of ``dicetable replay``."""
     for _, event in game_events(list(journal.entries())):
-        yield json.dumps(event, sort_keys=True, separators=(",", ":"))
+        yield exported(event)

@@ -175,10 +175,15 @@ def step(state: TableState, event: Mapping[str, Any]) -> Step:
         return Step(state, (rules_port.rejection(BetRejected(reason, None), event),), accepted=False)
 
 
-def malformed_event(text: str) -> dict[str, Any]:
+def malformed_event(text: str, problem: str | None = None, **kept: Any) -> dict[str, Any]:
     """The input that stands for something that is not a table event (a line that is not a JSON
-    object, an event the journal could not keep): refused, with a printable copy of the text."""
-    return {"event": "malformed", "line": text[:200].encode("utf-8", "backslashreplace").decode("utf-8")}
+    object, an event the journal could not keep): refused, with a printable copy of the start of
+    the text, what was wrong with it (``problem``) and anything else ``kept`` of it (a line too
+    long to keep: its length in ``bytes`` and its ``sha256``)."""
+    event: dict[str, Any] = {"event": "malformed", "line": text[:200].encode("utf-8", "backslashreplace").decode("utf-8")}
+    if problem is not None:
+        event["problem"] = problem
+    return {**event, **kept}
 
 
 def _step(state: TableState, event: Mapping[str, Any]) -> Step:
@@ -186,7 +191,9 @@ def _step(state: TableState, event: Mapping[str, Any]) -> Step:
         raise Refused(f"an event is a JSON object, not {type(event).__name__}")
     name = event.get("event")
     if name == "malformed":
-        raise Refused(f"not a JSON event object: {event.get('line')!r}")
+        problem = event.get("problem")
+        raise Refused(f"{problem}: {event.get('line')!r}" if isinstance(problem, str)
+                      else f"not a JSON event object: {event.get('line')!r}")
     if name not in TABLE_EVENTS:
         raise Refused(f"unknown event {name!r} (expected one of {', '.join(TABLE_EVENTS)})")
     if state.phase is Phase.MANUAL and name in ("lock", "confirm", "void"):

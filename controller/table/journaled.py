@@ -20,7 +20,7 @@ import logging
 from typing import Any, Callable, Mapping
 
 from controller.journal import EFFECT, INPUT, Entry, Journal, JournalError, verify
-from controller.journal.chain import canonical_json, storable
+from controller.journal.chain import comparable_json, unstorable
 from controller.rules import TableConfig
 from controller.table import flow
 from controller.table.flow import Step, TableState
@@ -40,16 +40,16 @@ def _plain(data: Any) -> Any:
 
 
 def _journalable(event: Any) -> dict[str, Any]:
-    """The input as the journal can keep it. What JSON cannot hold (a value of another type, half
-    of a UTF-16 pair) goes in as a ``malformed`` input with a printable copy, which the table
-    refuses: an input that cannot be journaled must not stop the table."""
+    """The input as the journal can keep it. What JSON cannot hold (a value of another type, a
+    number that is not finite, half of a UTF-16 pair) goes in as a ``malformed`` input with a
+    printable copy and the reason, which the table refuses: an input that cannot be journaled
+    must not stop the table."""
     if not isinstance(event, Mapping):
         return {"event": None, "raw": repr(event)}
-    try:
-        journaled = _plain(dict(event))
-    except (TypeError, ValueError, RecursionError):
-        return flow.malformed_event(repr(dict(event)))
-    return journaled if storable(journaled) else flow.malformed_event(repr(dict(event)))
+    problem = unstorable(dict(event))
+    if problem is not None:
+        return flow.malformed_event(repr(dict(event)), f"an event that {problem}")
+    return _plain(dict(event))
 
 
 def _comparable(effect: dict[str, Any]) -> str:
@@ -58,7 +58,7 @@ def _comparable(effect: dict[str, Any]) -> str:
     which rule, must still match)."""
     if effect.get("event") == "rejected":
         effect = {k: v for k, v in effect.items() if k != "reason"}
-    return canonical_json(effect)
+    return comparable_json(effect)
 
 
 def table_header(game: str, config: TableConfig) -> dict[str, Any]:
@@ -119,6 +119,19 @@ def _differing_keys(journaled: Any, configured: Any, prefix: str = "") -> list[s
     return [prefix.rstrip(".") or "rules"]
 
 
+def _complete(journal: Journal, seq: int, effects: list[dict[str, Any]]) -> None:
+    """Write the effects of input row ``seq``, which a stop cut off. An input journaled before numbers
+    that are not finite were refused at the door may give effects that hold one, which journals no
+    longer keep: the start is refused, naming the row, rather than write what is not JSON."""
+    problems = [problem for problem in map(unstorable, effects) if problem]
+    if problems:
+        raise JournalMismatch(
+            f"{journal.path}: the effects of row {seq}, cut off by the last stop, cannot be written: one "
+            f"{problems[0]}, which a journal no longer keeps; archive this journal (`dicetable journal archive "
+            "--to DIR`, with --force if bets are on the layout) and start a new one")
+    journal.append_many(effects, EFFECT)
+
+
 class JournaledTable:
     """One table: its state, always equal to the replay of its journal."""
 
@@ -160,7 +173,7 @@ class JournaledTable:
             expected = [_comparable(_plain(e)) for e in result.effects]
             if recorded != expected:
                 if end == len(entries) and not recorded:
-                    journal.append_many([_plain(e) for e in result.effects], EFFECT)
+                    _complete(journal, entry.seq, [_plain(e) for e in result.effects])
                     completed = len(expected)
                     log.warning("completed %d effect rows of input row %d cut off by a stop", completed, entry.seq)
                 else:

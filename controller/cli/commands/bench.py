@@ -10,7 +10,6 @@ figures were printed but the report could not be written.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -43,6 +42,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import cv2
 
+    from controller.jsonlines import json_line
     from vision.benchtool import machine, report
     from vision.benchtool.labels import LabelError, load_labelled
     from vision.benchtool.progress import Progress
@@ -91,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"dicetable bench: the report could not be written to {out}: {exc}", file=sys.stderr)
         page = None
     if args.json:
-        print(json.dumps({"folder": str(folder), "split": args.split, "count_given": not args.no_count,
+        print(json_line({"folder": str(folder), "split": args.split, "count_given": not args.no_count,
                           "report": str(page) if page else None, "classes": list(found.classes_from),
                           "unlabelled_images": len(found.unlabelled), "orphan_labels": len(found.orphans),
                           **summary}))

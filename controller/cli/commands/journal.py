@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -92,6 +91,7 @@ def _archive(args: argparse.Namespace) -> int:
     with the reason, the journal left as it was."""
     from controller.config import ConfigError
     from controller.journal import JournalError, archive
+    from controller.jsonlines import json_line
 
     if args.file:
         print("dicetable journal archive: give the table's --state-dir or --config, not --file", file=sys.stderr)
@@ -107,7 +107,7 @@ def _archive(args: argparse.Namespace) -> int:
     except (ConfigError, JournalError) as exc:
         print(f"dicetable journal archive: {exc}", file=sys.stderr)
         return 2
-    print(json.dumps(done.to_json()))
+    print(json_line(done.to_json()))
     if not done.report.ok:
         print(f"dicetable journal archive: archived as it is, but its chain is broken at row {done.report.broken_seq} "
               f"({done.report.reason}): keep {done.path} as the evidence", file=sys.stderr)
@@ -239,6 +239,8 @@ def run(args: argparse.Namespace) -> int:
 def _act(args: argparse.Namespace, journal: Journal, state_dir: Path) -> int:
     """The action asked for, on the open ``journal``."""
     from controller.journal import FRAME_LABEL_COLUMNS, export_lines, frame_labels, game_event_lines, recall, verify
+    from controller.journal.export import named_non_finite
+    from controller.jsonlines import json_line
 
     with journal:
         if args.action == "verify":
@@ -248,7 +250,7 @@ def _act(args: argparse.Namespace, journal: Journal, state_dir: Path) -> int:
             if args.head and report.ok:
                 out["kept_head_row"] = journal.row_of(args.head.strip().lower())  # as pasted from a note
                 lost_head = out["kept_head_row"] is None
-            print(json.dumps(out))
+            print(json_line(out))
             if not report.triggers:
                 print(f"dicetable journal: the triggers refusing UPDATE and DELETE of {journal.path} were dropped "
                       "or altered: someone changed the file's schema", file=sys.stderr)
@@ -261,7 +263,7 @@ def _act(args: argparse.Namespace, journal: Journal, state_dir: Path) -> int:
             from controller.audit import audit
 
             audited = audit(journal)
-            print(json.dumps(audited.to_json()))
+            print(json_line(audited.to_json()))
             return 0 if audited.ok else 1
         if args.action == "export":
             lines = game_event_lines(journal) if args.game_events else export_lines(
@@ -282,7 +284,7 @@ def _act(args: argparse.Namespace, journal: Journal, state_dir: Path) -> int:
         records = recall(journal, args.n)
         if args.json:
             for r in records:
-                print(json.dumps(r.to_json()))
+                print(json_line(named_non_finite(r.to_json())))
         else:
             _print_recall(records)
         return 0

@@ -7,7 +7,6 @@ when every file could be read as an image, 1 otherwise.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from controller.cli.argtypes import positive_number
@@ -34,6 +33,7 @@ def expected_count(args: argparse.Namespace) -> int | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from controller.jsonlines import json_line
     from vision.model import Calibration, DiceRead, ReadStatus
     from vision.reader import read_dice
     from vision.sources.folder import decode_image_file
@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
             read = read_dice(frame, expect=expect, calibration=calibration)
         out = {"image": path, **read.to_json()}
         if args.json:
-            print(json.dumps(out), flush=True)
+            print(json_line(out), flush=True)
         else:
             values = " ".join(str(v) for v in read.values) or "-"
             reason = f"  ({read.reason})" if read.reason else ""

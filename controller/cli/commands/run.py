@@ -162,9 +162,9 @@ def run(args: argparse.Namespace) -> int:
         return _check(config)
     events = None
     if args.events:
-        from controller.app import open_events
+        from controller.jsonlines import open_lines
 
-        events = open_events(args.events)
+        events = open_lines(args.events)
     if args.config is None and not args.events:
         from controller.demo import run_demo
 

@@ -11,7 +11,6 @@ through a transition table compiled from the rules engine (docs/analysis.md).
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 
@@ -49,6 +48,7 @@ def _rolls(text: str) -> int:
 def run(args: argparse.Namespace) -> int:
     from controller.analysis.betspec import parse_bet_spec
     from controller.analysis.simulate import simulate
+    from controller.jsonlines import json_line
 
     try:
         specs = [parse_bet_spec(text) for text in args.bet]
@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"dicetable simulate: {exc}", file=sys.stderr)
         return 2  # the bets, the numbers or the configuration given: a usage error
     if args.json:
-        print(json.dumps(report.to_json()))
+        print(json_line(report.to_json()))
     else:
         print(_text(report))
     return 0
