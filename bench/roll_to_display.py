@@ -3,7 +3,7 @@
 On the stand-ins, at 30 frames per second: generated scenes (pre-rendered,
 then delivered at the camera's pace, each frame stamped when it is
 "captured"), the real settle detector, the real dice reader, the frame saved
-to disk, the journal (SQLite, WAL, synchronous=FULL, in a temporary state
+to disk, the journal (SQLite, a rollback journal, synchronous=FULL, in a temporary state
 directory), the table step, and the display stand-in acknowledging over the
 real serial link on a pseudo-terminal.
 

@@ -19,6 +19,7 @@ complaints are reported with the same file-and-key form.
 from __future__ import annotations
 
 import copy
+import os
 import tomllib
 from dataclasses import dataclass, field
 from functools import partial
@@ -340,13 +341,15 @@ def validate(data: dict[str, Any], source: str) -> Config:
         elif camera["source"] == "opencv" and not recording.is_file():
             problems.append(("camera.path", f"no such video file: {recording}"))
         camera["path"] = str(recording)
-    if problems:
-        raise ConfigError(source, problems)
     table = merged["table"]
-    state_dir = Path(table["state_dir"])
+    state_dir = Path(table["state_dir"]) if isinstance(table["state_dir"], str) else Path()
     if not state_dir.is_absolute() and source != DEMO_SOURCE:
         # Relative paths in a file are relative to the file, not to wherever the service started.
         state_dir = Path(source).parent / state_dir
+    if not any(key == "table.state_dir" for key, _ in problems):
+        _check_state_dir(state_dir, problems)
+    if problems:
+        raise ConfigError(source, problems)
     return Config(
         source=source,
         game=table["game"],
@@ -383,7 +386,10 @@ def startup_problems(config: Config) -> list[str]:
     if config.camera["source"] == "picamera2" and importlib.util.find_spec("picamera2") is None:
         found.append('camera.source = "picamera2": Picamera2 is not installed; on the Pi install python3-picamera2 '
                      'and make the venv with --system-site-packages (README, "Raspberry Pi install")')
-    if config.state_dir.exists() and not config.state_dir.is_dir():
+    problem = unusable_path(config.state_dir)
+    if problem:
+        found.append(f"table.state_dir: {config.state_dir} {problem}")
+    elif config.state_dir.is_file():
         found.append(f"table.state_dir: {config.state_dir} is a file, not a folder")
     return found
 
@@ -433,6 +439,29 @@ def load_rules(path: Path | str, game: str) -> Any:
     return built["rules"]
 
 
+def unusable_path(path: Path) -> str | None:
+    """What the system says against ``path`` as a name (a part over 255 bytes, a file where a folder
+    is needed, a loop of links, a NUL), or None: a path that is not there, or that this user may
+    not enter, is no fault of the name (the table's user may), and is said where it is used."""
+    try:
+        os.stat(path)
+    except (FileNotFoundError, PermissionError):
+        return None
+    except OSError as exc:
+        return f"cannot be used: {exc.strerror or exc}"
+    except ValueError as exc:  # a NUL in the name
+        return f"cannot be used: {exc}"
+    return None
+
+
+def _check_state_dir(state_dir: Path, problems: list[tuple[str, str]]) -> None:
+    """The state directory must be a name the system takes: a name it refuses (a part over 255
+    bytes) failed at the first journal write with a traceback."""
+    problem = unusable_path(state_dir)
+    if problem:
+        problems.append(("table.state_dir", f"{state_dir} {problem}"))
+
+
 def load_state_dir(path: Path | str) -> Path:
     """Only ``table.state_dir`` of the file at ``path`` (relative to the file, as ``run`` takes it):
     the journal commands need nothing else, and must work while the rest of the file is being
@@ -443,7 +472,12 @@ def load_state_dir(path: Path | str) -> Path:
     if not isinstance(state_dir, str) or not state_dir:
         raise ConfigError(str(path), [("table.state_dir", f"must be a non-empty string (got {state_dir!r})")])
     folder = Path(state_dir)
-    return folder if folder.is_absolute() else path.parent / folder
+    folder = folder if folder.is_absolute() else path.parent / folder
+    problems: list[tuple[str, str]] = []
+    _check_state_dir(folder, problems)
+    if problems:
+        raise ConfigError(str(path), problems)
+    return folder
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -459,6 +493,8 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(str(path), [("(file)", f"not UTF-8 text (TOML must be): byte {exc.start}")]) from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(str(path), [("(syntax)", _with_line(str(exc), text))]) from None
+    except RecursionError:  # tomllib recurses into nested arrays and inline tables
+        raise ConfigError(str(path), [("(syntax)", "arrays or tables nested too deeply to read")]) from None
 
 
 def _with_line(message: str, text: str) -> str:

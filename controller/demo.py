@@ -81,12 +81,17 @@ class Printer:
 
 
 def set_aside(path: Path, reason: str) -> Path:
-    """Rename a journal the demo cannot continue; returns its new name."""
+    """Rename a journal the demo cannot continue, with the mark of its last row; returns its new name.
+    A demo journal is a whole file (a rollback journal), so the rename keeps every row."""
     from datetime import datetime, timezone
+
+    from controller.journal.mark import mark_path
 
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
     target = path.with_name(f"{path.stem}-{stamp}.set-aside{path.suffix}")
     path.rename(target)
+    if mark_path(path).exists():
+        mark_path(path).rename(mark_path(target))
     target.with_suffix(".reason.txt").write_text(reason + "\n")
     return target
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from controller.journal.chain import canonical_json
 from controller.journal.errors import JournalError
 from controller.journal.lock import ARCHIVE, WriterLock
+from controller.journal.mark import mark_path
 from controller.journal.paths import JOURNAL_FILE, beside, no_journal, sync_folder
 from controller.journal.store import Journal
 
@@ -42,10 +43,10 @@ def archive(state_dir: Path | str, to: Path | str) -> Archived:
     """Move the journal of ``state_dir`` into the folder ``to`` as one self-contained file, so that
     the next start of the table begins a new journal.
 
-    Why not ``mv`` or ``cp``: after a crash, or beside a running table, the last rows are only in
-    ``journal.sqlite3-wal``; the file alone is an older journal, and a new one started beside that
-    log discards it. Here SQLite's online backup copies the journal as SQLite reads it (file and log)
-    into a file that keeps no log (``journal_mode=DELETE``: it reads anywhere, read-only media too),
+    Why not ``mv`` or ``cp``: a copy taken while the journal is written may catch a commit half
+    done, and a journal written in WAL mode by an earlier version keeps its last rows in
+    ``journal.sqlite3-wal``, which a new journal started beside it discards. Here SQLite's online
+    backup copies the journal as SQLite reads it (file and log) into a file that keeps no log (``journal_mode=DELETE``: it reads anywhere, read-only media too),
     named ``journal-<first row's UTC time>-<last seq>.sqlite3`` (an existing file is never
     overwritten). The original's files are removed only once the copy holds exactly the original's
     rows, ``verify`` says the same of both, and the copy is on disk; any failure leaves the original
@@ -61,13 +62,16 @@ def archive(state_dir: Path | str, to: Path | str) -> Archived:
         raise JournalError(f"cannot archive the journal {source}: {exc}") from exc
     try:
         target, report = _verified_copy(source, Path(to).absolute())
-        try:  # the file first: a -wal left behind alone stops the next start, a file left alone would not
-            for path in (source, beside(source, "-wal"), beside(source, "-shm")):
+        # The mark first: a journal left without it starts as it is; a mark left without its journal
+        # stops the next start. Then the file: a -wal left behind alone stops it too, a file would not.
+        try:
+            for path in (mark_path(source), source, *(beside(source, suffix) for suffix in ("-wal", "-shm", "-journal"))):
                 path.unlink(missing_ok=True)
             sync_folder(source.parent)
         except OSError as exc:
             raise JournalError(f"archived {source} to {target}, but could not remove it: {exc}; remove "
-                               f"{source.name} and its -wal and -shm before the table starts again") from exc
+                               f"{source.name}, {mark_path(source).name} and SQLite's files beside them "
+                               "before the table starts again") from exc
     finally:
         lock.release()
     return Archived(target, report)
@@ -90,7 +94,8 @@ def _verified_copy(source: Path, folder: Path) -> tuple[Path, VerifyReport]:
         for stale in folder.glob(".journal-*.sqlite3.part") if folder.is_dir() else ():
             _discard(stale)  # what a power cut left of an earlier try
         with Journal(source, readonly=True) as original:
-            report = verify(original)
+            report = verify(original)  # what is printed: a journal cut short is archived as the evidence
+            rows = verify(original, against_mark=False)  # what the copy, which has no mark, must say too
             first, last, held = _digest_until_damage(original)
             if first is None:
                 raise JournalError(f"{source} holds no rows: there is nothing to archive")
@@ -99,7 +104,7 @@ def _verified_copy(source: Path, folder: Path) -> tuple[Path, VerifyReport]:
             def holds_the_same(copy_path: Path) -> bool:
                 try:
                     with Journal(copy_path, readonly=True) as copy:
-                        return _digest_until_damage(copy)[2] == held and _same_verdict(verify(copy), report)
+                        return _digest_until_damage(copy)[2] == held and _same_verdict(verify(copy), rows)
                 except JournalError:  # not a journal this user can read: not this one's archive
                     return False
 

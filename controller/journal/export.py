@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterable, Iterator
 
 from controller.journal.store import EFFECT, INPUT, ORIGIN, Entry, Journal
 
@@ -46,26 +46,31 @@ def named_non_finite(value: Any) -> Any:
 GAME_INPUTS = ("bet", "remove", "next_shooter")
 
 
-def game_events(entries: Sequence[Entry]) -> Iterator[tuple[int, dict]]:
+def game_events(entries: Iterable[Entry]) -> Iterator[tuple[int, dict]]:
     """The rules engine's events among a journal's ``entries`` (all of them, in order), each with
     its row: accepted game inputs (without :data:`ORIGIN`: where an input came from is not part of
-    the game) and settled rolls (a roll's row is that of its ``roll`` effect). It takes the rows
-    rather than the journal so that a caller reading them for more reads once."""
-    for index, entry in enumerate(entries):
+    the game) and settled rolls (a roll's row is that of its ``roll`` effect). A game input is held
+    until the row after it says whether it was refused; nothing more is held, so a journal of any
+    length is read in the memory of one row."""
+    held: tuple[int, dict] | None = None
+    for entry in entries:
+        if held is not None:
+            if not (entry.kind == EFFECT and entry.event.get("event") == "rejected"):
+                yield held
+            held = None
         name = entry.event.get("event")
         if entry.kind == INPUT and name in GAME_INPUTS:
-            following = entries[index + 1] if index + 1 < len(entries) else None
-            refused = following is not None and following.kind == EFFECT and following.event.get("event") == "rejected"
-            if not refused:
-                yield entry.seq, {key: value for key, value in entry.event.items() if key != ORIGIN}
+            held = (entry.seq, {key: value for key, value in entry.event.items() if key != ORIGIN})
         elif entry.kind == EFFECT and name == "roll":
             roll = {"event": "roll", "dice": entry.event["dice"]}
             if entry.event.get("by"):
                 roll["by"] = entry.event["by"]
             yield entry.seq, roll
+    if held is not None:
+        yield held
 
 
 def game_event_lines(journal: Journal) -> Iterator[str]:
     """:func:`game_events` as JSON lines, the input of ``dicetable replay``."""
-    for _, event in game_events(list(journal.entries())):
+    for _, event in game_events(journal.entries()):
         yield exported(event)

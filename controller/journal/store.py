@@ -1,11 +1,13 @@
-"""SQLite storage of the journal: WAL, ``synchronous=FULL``, append-only rows, one writer.
+"""SQLite storage of the journal: a rollback journal, ``synchronous=FULL``, append-only rows, one writer.
 
-Why these settings: WAL with ``synchronous=FULL`` makes a committed append
-survive a power cut (the commit returns only once the log is on disk), and
-one transaction per :meth:`Journal.append` call means a row is either wholly
-there or not at all. Triggers refuse ``UPDATE`` and ``DELETE`` so an honest
-mistake cannot rewrite history; a deliberate edit that drops them is caught
-by :func:`controller.journal.verify`.
+Why these settings: with a rollback journal (``journal_mode=TRUNCATE``) and ``synchronous=FULL``
+a commit returns only once its rows are in ``journal.sqlite3`` itself and on disk, so the file
+alone always holds every committed row: a power cut, a ``SIGKILL``, a deleted file beside it or
+a copy of the file alone loses none (``docs/operation.md``, "The journal's files", gives the
+measured cost against WAL and why this one). One transaction per :meth:`Journal.append` call
+means a row is either wholly there or not at all. Triggers refuse ``UPDATE`` and ``DELETE`` so
+an honest mistake cannot rewrite history; a deliberate edit that drops them is caught by
+:func:`controller.journal.verify`.
 
 Rows are of two kinds. ``input`` rows are what came from outside (bets,
 buttons, reads) and are written before they take effect; ``effect`` rows are
@@ -14,18 +16,18 @@ that was settled, settlements, rejections). Replay recomputes effects from
 inputs, so effect rows are the record to audit against, never the source of
 truth.
 
-Files beside ``journal.sqlite3``: ``-wal`` and ``-shm`` are SQLite's (committed rows
-wait in the ``-wal`` until a checkpoint folds them into the file), ``journal.lock``
-is the writer's lock (:class:`WriterLock`). The writer folds the log in when it opens
-and when it closes, so after a clean stop (unless a reader was in the middle of a long
-read then), and once a table has restarted, the file alone holds every row; between the
-two, and after a crash, it does not: copy a journal
-with :func:`archive` (SQLite's backup), never with ``cp`` or ``mv`` of the file.
+Files beside ``journal.sqlite3``: ``-journal`` is SQLite's (empty between commits; during one
+it holds what the commit overwrites, so that a commit cut short is undone at the next open),
+``journal.lock`` the writer's lock (:mod:`controller.journal.lock`), ``journal.committed`` the
+mark of the last committed row (:mod:`controller.journal.mark`), against which a journal cut
+short is refused. A journal written in WAL mode by an earlier version is turned into this mode
+by the writer's first open (its ``-wal`` folded in first); until then its readers read it as
+WAL. Readers read in pages of :data:`PAGE_ROWS` rows, one short read each, so a long export
+never keeps the running table from committing.
 """
 from __future__ import annotations
 
 import json
-import logging
 import os
 import sqlite3
 from dataclasses import dataclass
@@ -37,12 +39,15 @@ from typing import Any, Callable, Generator, Iterable, Iterator
 from controller.journal.chain import GENESIS, canonical_json, entry_hash
 from controller.journal.errors import JournalError, JournalUnreadable, read_error, unreadable
 from controller.journal.lock import TABLE, WriterLock
-from controller.journal.paths import JOURNAL_FILE, log_holds_rows, no_journal, unwritable
-
-log = logging.getLogger(__name__)
+from controller.journal.mark import Mark, MarkWriter, mark_path, read_mark
+from controller.journal.paths import JOURNAL_FILE, beside, log_holds_rows, no_journal, unwritable
 
 INPUT = "input"
 EFFECT = "effect"
+#: Rows a reader reads in one statement: each page is one short read, after which the writer may commit.
+PAGE_ROWS = 1000
+#: How long a commit waits for readers to finish their page, and a reader for a commit (seconds).
+BUSY_WAIT_S = 10.0
 #: The key an input row may carry to say where the input came from (``"stream"``: a line of
 #: ``dicetable run --events``), not what it is: the table and the rules engine ignore it.
 ORIGIN = "via"
@@ -102,15 +107,13 @@ def _guards() -> dict[str, str]:
         db.close()
 
 
-def _fold_log(db: sqlite3.Connection, path: Path) -> None:
-    """Fold the log into the file (a checkpoint that empties the -wal), as the writer does when it
-    opens and closes. A reader in the middle of a read (a long export) holds part of the log past
-    SQLite's busy wait: the rows then stay in the -wal, where the next start folds them in, and the
-    log says so."""
-    busy, _, _ = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-    if busy:
-        log.warning("a reader kept the last rows of %s in its -wal; the next start folds them in "
-                    "(archive with `dicetable journal archive`, never a copy of the file alone)", path)
+def _cut_commit(path: Path) -> bool:
+    """Whether a commit cut short by a stop (a ``-journal`` that holds something) waits beside ``path``."""
+    hot = beside(path, "-journal")
+    try:
+        return hot.stat().st_size > 0
+    except OSError:
+        return False
 
 
 class Journal:
@@ -124,37 +127,46 @@ class Journal:
         self.path = Path(path)
         self._clock = clock
         self._lock: WriterLock | None = None
+        self._marker: MarkWriter | None = None
         try:
             is_folder = self.path.is_dir()
         except OSError as exc:  # a folder this user may not enter: a reason, never a traceback
             raise JournalUnreadable(f"cannot read the journal {self.path}: {exc.strerror or exc}") from exc
         if is_folder:  # SQLite says only "disk I/O error" or "unable to open database file"
             raise JournalError(f"{self.path} is a folder, not a journal file")
+        self.committed: Mark | None = read_mark(self.path)
+        """The last row a writer committed here, as its mark said when this journal was opened."""
         self._db = self._open_reader() if readonly else self._open_writer()
         self._tail: tuple[int, str] | None = None
+        if self._marker is not None and self._last()[0]:
+            self._marker.write(Mark(*self._last()))  # a journal from before marks: marked from now on
 
     def _open_writer(self) -> sqlite3.Connection:
-        """Take the lock, open the file (a new one gets the schema), and fold the log of the last
-        session into it.
+        """Take the lock, open the file in rollback-journal mode (a new one gets the schema; one left
+        in WAL mode by an earlier version has its log folded in and leaves it), and start writing
+        the mark of the last committed row.
 
         The schema is created only in a file that holds nothing yet: a journal whose triggers were
         dropped keeps that evidence (``verify`` reports it), and a refused start on an edited journal
-        writes nothing to it. The checkpoint moves rows, it changes none."""
+        writes nothing to it."""
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._lock = WriterLock(self.path, TABLE)
         except OSError as exc:
             raise self._cannot_open(exc) from exc
         try:
-            if not self.path.exists() and log_holds_rows(self.path):
-                raise JournalError(f"{no_journal(self.path)}; the table will not start a new journal over it")
-            db = sqlite3.connect(self.path, isolation_level=None)
+            if not self.path.exists():
+                self._refuse_to_start_over()
+            db = sqlite3.connect(self.path, isolation_level=None, timeout=BUSY_WAIT_S)
             try:
-                db.execute("PRAGMA journal_mode=WAL")
+                mode = db.execute("PRAGMA journal_mode=TRUNCATE").fetchone()[0]
+                if mode != "truncate":  # a reader holds a WAL journal of an earlier version open
+                    raise JournalError(f"cannot open the journal {self.path}: it stays in {mode} mode while "
+                                       "another program reads it; start the table again once that is done")
                 db.execute("PRAGMA synchronous=FULL")
                 if db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0] == 0:
                     db.executescript(f"BEGIN IMMEDIATE; {_SCHEMA} COMMIT;")
-                _fold_log(db, self.path)
+                self._marker = MarkWriter(self.path, self.committed)
             except BaseException:
                 db.close()
                 raise
@@ -165,6 +177,17 @@ class Journal:
             self._lock.release()
             raise
         return db
+
+    def _refuse_to_start_over(self) -> None:
+        """A new journal must not begin where one was: a ``-wal`` holding rows of a journal whose file
+        went (SQLite would discard it), or a mark saying rows were committed here."""
+        if log_holds_rows(self.path):
+            raise JournalError(f"{no_journal(self.path)}; the table will not start a new journal over it")
+        if self.committed is not None:
+            raise JournalError(
+                f"no journal at {self.path}, but {mark_path(self.path).name} beside it says a table committed "
+                f"{self.committed.seq} rows here: the journal was moved or deleted without `dicetable journal "
+                f"archive`; put {self.path.name} back, or, if it was archived, remove {mark_path(self.path).name}")
 
     def _cannot_open(self, exc: Exception) -> JournalError:
         blocked = unwritable(self.path)
@@ -184,25 +207,48 @@ class Journal:
             raise JournalError(no_journal(self.path))
         uri = self.path.resolve().as_uri()
         try:
-            db = sqlite3.connect(f"{uri}?mode=ro", uri=True, isolation_level=None)
+            db = sqlite3.connect(f"{uri}?mode=ro", uri=True, isolation_level=None, timeout=BUSY_WAIT_S)
             try:
                 db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
             except sqlite3.Error as exc:
                 if not unreadable(exc):
                     return db
                 db.close()
+                if exc.sqlite_errorcode == sqlite3.SQLITE_READONLY_ROLLBACK and self._may_write():
+                    return self._open_undoing_a_cut_commit(uri)
                 # A folder it may not write: CANTOPEN, or READONLY ("readonly directory") when the -shm is missing.
                 if (exc.sqlite_errorcode & 0xFF in (sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_READONLY)
-                        and not os.access(self.path.parent, os.W_OK) and not log_holds_rows(self.path)):
+                        and not os.access(self.path.parent, os.W_OK) and not log_holds_rows(self.path)
+                        and not _cut_commit(self.path)):
                     return sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True, isolation_level=None)
                 raise
         except sqlite3.Error as exc:
             why = ""
-            if not os.access(self.path.parent, os.W_OK) and log_holds_rows(self.path):
+            if _cut_commit(self.path):
+                why = (f" (a commit cut short by a stop waits in {self.path.name}-journal to be undone, which this "
+                       "user may not do here: the table's next start does it, or read it as the table's user)")
+            elif not os.access(self.path.parent, os.W_OK) and log_holds_rows(self.path):
                 why = (f" ({self.path.parent} is not writable by this user, and the last rows are still in "
                        f"{self.path.name}-wal, which SQLite reads only with a {self.path.name}-shm it must create "
                        "there: read it as the table's user, or a copy of the whole folder where you can write)")
             raise JournalUnreadable(f"cannot read the journal {self.path}: {exc}{why}") from exc
+        return db
+
+    def _may_write(self) -> bool:
+        return os.access(self.path, os.W_OK) and os.access(self.path.parent, os.W_OK)
+
+    def _open_undoing_a_cut_commit(self, uri: str) -> sqlite3.Connection:
+        """A reader that finds a commit a stop cut short (its ``-journal`` left behind, no writer at
+        work) where it may write: SQLite undoes that commit as it opens the file, as the table's next
+        start would, and the connection then only reads (``query_only``). A read-only connection
+        could read nothing until the table started again."""
+        db = sqlite3.connect(f"{uri}?mode=rw", uri=True, isolation_level=None, timeout=BUSY_WAIT_S)
+        try:
+            db.execute("PRAGMA query_only = ON")
+            db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+        except BaseException:
+            db.close()
+            raise
         return db
 
     @classmethod
@@ -211,18 +257,12 @@ class Journal:
         return cls(Path(state_dir) / JOURNAL_FILE, **kwargs)
 
     def close(self) -> None:
-        """Close; the writer first folds the log into the file (so after a clean stop the file alone
-        holds every row, but for a reader in the middle of a long read: :func:`_fold_log`), then
-        gives up its lock."""
-        if self._lock is None:
-            self._db.close()
-            return
-        try:
-            _fold_log(self._db, self.path)
-        except sqlite3.Error as exc:  # the rows stay in the -wal; the next start folds them in
-            log.warning("could not fold the journal's log into %s: %s", self.path, exc)
-        finally:
-            self._db.close()
+        """Close; the writer then gives up its lock."""
+        self._db.close()
+        if self._marker is not None:
+            self._marker.close()
+            self._marker = None
+        if self._lock is not None:
             self._lock.release()
             self._lock = None
 
@@ -280,18 +320,65 @@ class Journal:
             raise
         if entries:
             self._tail = (entries[-1].seq, entries[-1].hash)
+            if self._marker is not None:
+                self._marker.write(Mark(*self._tail))
         return entries
 
-    def raw_rows(self) -> Generator[tuple[int, str, str, str, str, str], None, None]:
-        """Rows exactly as stored (for verification: no parsing can hide a change)."""
-        yield from self._rows("SELECT seq, ts, kind, event, prev_hash, hash FROM journal ORDER BY seq")
+    def raw_rows(self, since: int = 0) -> Generator[tuple[int, str, str, str, str, str], None, None]:
+        """Rows after sequence number ``since`` exactly as stored (for verification: no parsing can
+        hide a change), read a page at a time: the memory they take does not grow with the journal."""
+        query = "SELECT seq, ts, kind, event, prev_hash, hash FROM journal WHERE seq > ? ORDER BY seq LIMIT ?"
+        last = since
+        while True:
+            try:
+                page = list(self._rows(query, last, PAGE_ROWS))
+                yield from page
+            except JournalError:
+                # A page that cannot be read whole is read again row by row, up to the row where the
+                # file cannot be read further: ``verify`` names the row where damage begins.
+                page = []
+                for row in self._rows(query, last, PAGE_ROWS):
+                    page.append(row)
+                    yield row
+            if len(page) < PAGE_ROWS:
+                return
+            last = page[-1][0]
 
-    def entries(self, since: int = 0) -> Iterator[Entry]:
-        """Every row after sequence number ``since``, in order."""
-        for seq, ts, kind, text, prev, digest in self._rows(
-            "SELECT seq, ts, kind, event, prev_hash, hash FROM journal WHERE seq > ? ORDER BY seq", since
-        ):
+    def entries(self, since: int = 0) -> Generator[Entry, None, None]:
+        """Every row after sequence number ``since``, in order (a page at a time)."""
+        for seq, ts, kind, text, prev, digest in self.raw_rows(since):
             yield Entry(seq, ts, kind, json.loads(text), prev, digest)
+
+    def first_entry(self) -> Entry | None:
+        """The journal's first row, its header (None when it has none)."""
+        return self._one_entry("ORDER BY seq LIMIT 1")
+
+    def last_entry(self) -> Entry | None:
+        """The journal's last row (None when it has none)."""
+        return self._one_entry("ORDER BY seq DESC LIMIT 1")
+
+    def _one_entry(self, order: str) -> Entry | None:
+        row = next(self._rows(f"SELECT seq, ts, kind, event, prev_hash, hash FROM journal {order}"), None)
+        return None if row is None else Entry(row[0], row[1], row[2], json.loads(row[3]), row[4], row[5])
+
+    def cut_short(self) -> str | None:
+        """Why this journal does not hold the last row its writer committed (its mark,
+        :mod:`controller.journal.mark`), or None when it does, or when there is no mark to go by."""
+        mark = self.committed
+        if mark is None:
+            return None
+        found = next(self._rows("SELECT hash FROM journal WHERE seq = ?", mark.seq), None)
+        where = f"{mark_path(self.path).name} says row {mark.seq} was committed"
+        if found is None:
+            last = self._last()[0] if self._lock is not None else int(next(self._rows(
+                "SELECT COALESCE(MAX(seq), 0) FROM journal"))[0])
+            return (f"the journal ends at row {last}, but {where}: rows were cut off its end (a file beside it "
+                    "deleted, or an older copy put back); find the journal that holds them (copy a journal with "
+                    "`dicetable journal archive`)")
+        if found[0] != mark.hash:
+            return (f"row {mark.seq} is not the row committed there ({where} with another hash): this is another "
+                    "journal, or an older copy put back")
+        return None
 
     def guarded(self) -> bool:
         """Whether the triggers refusing UPDATE and DELETE are there as the journal was created with

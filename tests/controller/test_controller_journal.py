@@ -44,9 +44,10 @@ def _tamper(path, sql, *params):
 
 
 def test_durability_settings(journal):
-    db = sqlite3.connect(journal.path)
-    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    """A rollback journal: a commit is in journal.sqlite3 itself once it returns (no -wal to lose)."""
+    assert journal._db.execute("PRAGMA journal_mode").fetchone()[0] == "truncate"
     assert journal._db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+    assert journal.path.read_bytes()[18:20] == b"\x01\x01"  # the file's header: not WAL
 
 
 def test_intact_chain_verifies_and_survives_reopen(journal, tmp_path):
@@ -512,7 +513,7 @@ def test_a_refused_start_writes_nothing_to_an_edited_journal(tmp_path):
     _tamper(path, "UPDATE journal SET event = ? WHERE seq = 6", json.dumps({"event": "settle", "paid": 9000}))
     before = path.read_bytes()
     with Journal.open(tmp_path) as j:
-        with pytest.raises(JournalMismatch, match="broken at row 6"):
+        with pytest.raises(JournalMismatch, match="fails its check at row 6"):
             JournaledTable.open(j, "craps", TableConfig())
     assert path.read_bytes() == before and _triggers(path) == set()
 

@@ -76,11 +76,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def _state_dir(args: argparse.Namespace):
     """The state directory to read: with ``--config``, only the file's ``table.state_dir`` is read,
     so a mistake elsewhere in it (the file being mended) does not hide the journal."""
-    from controller.config import load_state_dir
+    from controller.config import ConfigError, load_state_dir, unusable_path
 
     if args.file:
         return Path(args.file).parent
     if args.state_dir:
+        problem = unusable_path(Path(args.state_dir))
+        if problem:
+            raise ConfigError("--state-dir", [(args.state_dir, problem)])
         return args.state_dir
     return load_state_dir(args.config)
 
@@ -125,13 +128,9 @@ def _unfinished_business(state_dir) -> str | None:
 
     try:
         with Journal.open(state_dir, readonly=True) as journal:
-            entries = list(journal.entries())
-        header = entries[0].event if entries else None
-        state = replayed(entries) if isinstance(header, dict) and header.get("event") == "table" else None
+            state = replayed(journal)
     except Exception:  # noqa: BLE001 - damaged, foreign or made by hand: a journal that cannot be replayed
         return None    # must never keep itself from being archived; archive() says what it can of it
-    if state is None:
-        return None
     found = []
     if state.phase is not Phase.BETTING:
         found.append(f"a roll is under way ({state.phase.value})")
@@ -148,7 +147,10 @@ def _suggest_demo_journals(state_dir) -> None:
 
     from controller.journal.paths import JOURNAL_FILE
 
-    found = sorted(p.parent for p in Path(state_dir).glob(f"*/{JOURNAL_FILE}"))
+    try:
+        found = sorted(p.parent for p in Path(state_dir).glob(f"*/{JOURNAL_FILE}"))
+    except OSError:  # a folder that cannot be listed: nothing to suggest
+        return
     if found:
         print("  journals found below it: " + ", ".join(f"--state-dir {p}" for p in found), file=sys.stderr)
 
