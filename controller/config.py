@@ -27,7 +27,11 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 GAMES = ("craps", "hazard", "bang")
-CAMERA_SOURCES = ("scenes", "folder", "opencv", "picamera2", "none")
+#: ``[camera] source``, spelt as ``dicetable record --source`` and ``calibrate --source`` spell a source.
+CAMERA_SOURCES = ("picamera2", "usb", "video", "folder", "generated", "none")
+#: Earlier spellings, still read: ``scenes`` is ``generated``; ``opencv`` is ``video`` with a
+#: ``path``, ``usb`` without one.
+OLD_CAMERA_SOURCES = ("scenes", "opencv")
 PIN_FACTORIES = ("mock", "lgpio")
 DEMO_SOURCE = "<embedded defaults>"
 
@@ -44,7 +48,7 @@ DEFAULTS: dict[str, Any] = {
     "pins": {},
     "gpio": {},
     "camera": {
-        "source": "scenes",
+        "source": "generated",
         "path": "",
         "device": 0,
         "fps": 30,
@@ -118,8 +122,9 @@ def _is_number(v: Any) -> bool:
 Check = Callable[[Any], str | None]
 
 
-def _one_of(options: tuple[str, ...]) -> Check:
-    return lambda v: None if v in options else f"must be one of {', '.join(options)} (got {v!r})"
+def _one_of(options: tuple[str, ...], also: tuple[str, ...] = ()) -> Check:
+    """One of ``options`` (or of ``also``, older spellings still read but not offered)."""
+    return lambda v: None if v in options + also else f"must be one of {', '.join(options)} (got {v!r})"
 
 
 def _positive_int(v: Any) -> str | None:
@@ -149,7 +154,7 @@ def _device(v: Any) -> str | None:
 _CHECKS: dict[str, dict[str, Check]] = {
     "table": {"game": _one_of(GAMES), "state_dir": _non_empty_string, "pin_factory": _one_of(PIN_FACTORIES)},
     "camera": {
-        "source": _one_of(CAMERA_SOURCES),
+        "source": _one_of(CAMERA_SOURCES, also=OLD_CAMERA_SOURCES),
         "path": _string,
         "device": _device,
         "fps": _positive_int,
@@ -252,7 +257,7 @@ def _check_uart_pins(pins: Any, port: Any, problems: list[tuple[str, str]]) -> N
 def live_camera(camera: Mapping[str, Any]) -> bool:
     """Whether the ``[camera]`` table names a camera filming the table now (the Pi's, or a USB one
     with no recording ``path``), rather than generated scenes, a recording or none."""
-    return camera["source"] == "picamera2" or (camera["source"] == "opencv" and not camera["path"])
+    return camera["source"] in ("picamera2", "usb")
 
 
 def _check_calibrated_size(camera: dict[str, Any], calibration: Any, empty_image: Any,
@@ -288,14 +293,24 @@ def _check_spin(seconds: Any, gpio: Any, problems: list[tuple[str, str]]) -> Non
                                                 "which would cut every spin to that"))
 
 
+def _source_spelt(camera: dict[str, Any]) -> Any:
+    """``camera.source`` as :data:`CAMERA_SOURCES` spell it, an older spelling read as what it meant."""
+    source = camera["source"]
+    if source == "scenes":
+        return "generated"
+    if source == "opencv":
+        return "video" if camera["path"] else "usb"
+    return source
+
+
 def _check_real_table_camera(pin_factory: Any, camera_source: Any, problems: list[tuple[str, str]]) -> None:
     """The generated camera (the default, for the demo and the bench) throws made-up dice: on the
     Pi's real pins it would settle real bets on them. A file for a real table that forgets
     ``[camera]`` must not start."""
-    if pin_factory == "lgpio" and camera_source == "scenes":
-        problems.append(("camera.source", "\"scenes\" (generated dice, the default) with the Pi's pins "
+    if pin_factory == "lgpio" and camera_source == "generated":
+        problems.append(("camera.source", "\"generated\" (generated dice, the default) with the Pi's pins "
                                           "(table.pin_factory = \"lgpio\") would settle real bets on made-up dice; "
-                                          "name the table's camera (\"picamera2\", \"opencv\"), a recording "
+                                          "name the table's camera (\"picamera2\", \"usb\"), a recording "
                                           "(\"folder\") or \"none\" (reads come in the event stream)"))
 
 
@@ -327,18 +342,23 @@ def validate(data: dict[str, Any], source: str) -> Config:
     calibration, empty_image = _load_calibration(merged["calibration"], base_dir, problems)
     console = _build_console(merged["console"], base_dir, problems)
     camera = merged["camera"]
+    camera["source"] = _source_spelt(camera)
     _check_calibrated_size(camera, calibration, empty_image, problems)
     _check_real_table_camera(merged["table"]["pin_factory"], camera["source"], problems)
     if merged["table"]["game"] == "hazard":  # only a hazard table turns the cage
         _check_spin(merged["hazard"]["spin_seconds"], built.get("gpio"), problems)
-    if camera["source"] == "folder" and not camera["path"]:
-        problems.append(("camera.path", "must name the folder of images when camera.source is \"folder\""))
-    elif camera["source"] in ("folder", "opencv") and isinstance(camera["path"], str) and camera["path"]:
+    if camera["source"] in ("folder", "video") and not camera["path"]:
+        what = "the folder of images" if camera["source"] == "folder" else "the video file"
+        problems.append(("camera.path", f"must name {what} when camera.source is {camera['source']!r}"))
+    elif camera["source"] in ("folder", "video") and isinstance(camera["path"], str) and camera["path"]:
         # A recording is relative to this file; it must be there now (a live camera is retried instead).
         recording = base_dir / camera["path"]
-        if camera["source"] == "folder" and not recording.is_dir():
+        unusable = unusable_path(recording)
+        if unusable:
+            problems.append(("camera.path", f"{recording} {unusable}"))
+        elif camera["source"] == "folder" and not recording.is_dir():
             problems.append(("camera.path", f"no such folder: {recording}"))
-        elif camera["source"] == "opencv" and not recording.is_file():
+        elif camera["source"] == "video" and not recording.is_file():
             problems.append(("camera.path", f"no such video file: {recording}"))
         camera["path"] = str(recording)
     table = merged["table"]

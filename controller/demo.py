@@ -30,6 +30,7 @@ from controller.config import Config
 from controller.journal import Journal, JournalError, verify
 from controller.jsonlines import open_lines, read_lines
 from controller.players import Players
+from controller.rules.money import dollars
 from controller.table import JournaledTable, JournalMismatch, Phase, Step, TableState, expects_roll, lights_for
 from hardware.gpio import ManualClock, SimulatedDealer
 from vision.sources import GeneratedSource
@@ -40,17 +41,13 @@ DEMO_SPIN_S = 0.3
 MAX_FRAMES_PER_ROLL = 300
 
 
-def money(cents: int) -> str:
-    return f"${cents / 100:,.2f}"
-
-
 def describe(effect: Mapping[str, Any]) -> str:
     number = f" {effect['number']}" if effect.get("number") is not None else ""
     name = f"{effect.get('bet', '')}{number}"
     if effect["event"] == "settle":
-        return f"seat {effect['seat']} {name} {money(effect['amount'])}: {effect['result']}, paid {money(effect['paid'])}"
+        return f"seat {effect['seat']} {name} {dollars(effect['amount'])}: {effect['result']}, paid {dollars(effect['paid'])}"
     if effect["event"] == "returned":
-        return f"seat {effect['seat']} {name}: {money(effect['amount'])} returned"
+        return f"seat {effect['seat']} {name}: {dollars(effect['amount'])} returned"
     if effect["event"] == "rejected":
         return f"refused {effect.get('refused', '?')}{' ' + name if name.strip() else ''}: {effect['reason']}" + (
             f" ({effect['rule']})" if effect.get("rule") else "")
@@ -188,7 +185,7 @@ class DemoTable:
         for bet in extra_bets + self.players.bets(state):
             if self.controller.submit(bet).accepted and bet.get("event") == "bet":
                 number_text = f" {bet['number']}" if bet.get("number") is not None else ""
-                placed.append(f"{bet['seat']} {bet['bet']}{number_text} {money(bet['amount'])}")
+                placed.append(f"{bet['seat']} {bet['bet']}{number_text} {dollars(bet['amount'])}")
         if placed:
             print(f"    bets: {', '.join(placed)}", file=self.out)
         self.press("lock")
@@ -220,7 +217,8 @@ class DemoTable:
     def show_display(self) -> None:
         expected = self.controller.display_view()
         acked = self.display.link.wait_acked(expected, timeout=3.0)
-        screen = " ".join(self.display.standin.screen().rows) if self.display.standin else ""
+        # Each row of the digits in its brackets: three rows of eight run together read as one word.
+        screen = " ".join(f"[{row}]" for row in self.display.standin.screen().rows) if self.display.standin else ""
         verdict = "acknowledged" if acked is not None else "NOT acknowledged"
         print(f"    display {verdict}: {expected.phase} dice {list(expected.dice)} point {expected.point or 'OFF'}"
               + (f" | {screen}" if screen else ""), file=self.out)
@@ -243,7 +241,11 @@ def _extra_bets(path: str, default_game: str) -> dict[str, list[dict[str, Any]]]
 
 def run_demo(config: Config, *, rolls: int | None = None, seed: int = 7, state_dir: str | None = None,
              bets_file: str | None = None, out: IO[str] | None = None) -> int:
-    """Play every game on the stand-ins; 0 when every game ran and every journal verifies."""
+    """Play every game on the stand-ins; 0 when every game ran and every journal verifies.
+
+    A journal that cannot be written (a full disk) stops that game where it is, with the reason on
+    standard error, and the demo goes on to the next (exit status 1): nothing takes effect that the
+    journal did not take, and nothing ends in a traceback."""
     import sys
 
     out = out or sys.stdout
@@ -260,41 +262,55 @@ def run_demo(config: Config, *, rolls: int | None = None, seed: int = 7, state_d
         for index, game in enumerate(GAMES):
             try:
                 demo = DemoTable(config, game, display, seed + index, out)
-            except JournalError as exc:
-                print(f"{game}: {exc}", file=out)
+            except (JournalError, OSError) as exc:  # a full disk, a state folder that cannot be made
+                print(f"dicetable run: {game}: {_reason(exc)}", file=sys.stderr)
                 status = 1
                 continue
             try:
-                print(f"\n== {game}: journal {demo.journal.path} (replayed {demo.table.replayed} earlier inputs)",
-                      file=out)
-                if demo.set_aside:
-                    print(f"  (the earlier demo journal does not fit this version; kept as {demo.set_aside})", file=out)
-                demo.controller.redraw()
-                demo.settle_leftovers()
-                extra = extra_bets.get(game, [])
-                for number in range(1, (rolls or ROLLS[game]) + 1):
-                    demo.play_roll(number, extra if number == 1 else [])
-                    demo.show_display()
-                if game == "craps":
-                    print("  a press at the wrong moment:", file=out)
-                    demo.press("confirm")
-                    demo.show_display()  # -no- for a moment: nothing happened
-                    print(f"  the shooter passes the dice (NEXT SHOOTER, point {demo.state.rules.point or 'OFF'}):",
-                          file=out)
-                    before = demo.state.rules.shooter
-                    demo.press("next_shooter")
-                    if demo.state.rules.shooter != before:
-                        print(f"    shooter {before} -> {demo.state.rules.shooter}", file=out)
-                report = verify(demo.journal)
-                nets = ", ".join(f"{seat} {'+' if c >= 0 else '-'}{money(abs(c))}" for seat, c in sorted(demo.printer.net.items()))
-                print(f"  {game} done: {demo.state.rolls} rolls on this table so far; this session: {nets or 'no bets settled'}",
-                      file=out)
-                print(f"  journal: {report.rows} rows, chain {'intact' if report.ok else 'BROKEN at row ' + str(report.broken_seq)}"
-                      f" (dicetable journal --state-dir {config.state_dir / game} recall 3)", file=out)
-                if not report.ok:
+                if not _play(demo, rolls, extra_bets.get(game, []), config.state_dir / game, out):
                     status = 1
+            except JournalError as exc:
+                print(f"dicetable run: {game}: {exc}; this game stops here (its journal holds what was "
+                      "settled before)", file=sys.stderr)
+                status = 1
             finally:
                 demo.close()
     finally:
         display.close()
     return status
+
+
+def _reason(exc: Exception) -> str:
+    """What went wrong, without a traceback: the journal's message, or the system's with the file."""
+    if isinstance(exc, OSError):
+        return f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else "")
+    return str(exc)
+
+
+def _play(demo: DemoTable, rolls: int | None, extra: list[dict[str, Any]], state_dir: Path, out: IO[str]) -> bool:
+    """One game of the demo, printed as it goes; whether its journal verifies at the end."""
+    game = demo.game
+    print(f"\n== {game}: journal {demo.journal.path} (replayed {demo.table.replayed} earlier inputs)", file=out)
+    if demo.set_aside:
+        print(f"  (the earlier demo journal does not fit this version; kept as {demo.set_aside})", file=out)
+    demo.controller.redraw()
+    demo.settle_leftovers()
+    for number in range(1, (rolls or ROLLS[game]) + 1):
+        demo.play_roll(number, extra if number == 1 else [])
+        demo.show_display()
+    if game == "craps":
+        print("  a press at the wrong moment:", file=out)
+        demo.press("confirm")
+        demo.show_display()  # -no- for a moment: nothing happened
+        print(f"  the shooter passes the dice (NEXT SHOOTER, point {demo.state.rules.point or 'OFF'}):", file=out)
+        before = demo.state.rules.shooter
+        demo.press("next_shooter")
+        if demo.state.rules.shooter != before:
+            print(f"    shooter {before} -> {demo.state.rules.shooter}", file=out)
+    report = verify(demo.journal)
+    nets = ", ".join(f"{seat} {'+' if c >= 0 else ''}{dollars(c)}" for seat, c in sorted(demo.printer.net.items()))
+    print(f"  {game} done: {demo.state.rolls} rolls on this table so far; this session: {nets or 'no bets settled'}",
+          file=out)
+    print(f"  journal: {report.rows} rows, chain {'intact' if report.ok else 'BROKEN at row ' + str(report.broken_seq)}"
+          f" (dicetable journal --state-dir {state_dir} recall 3)", file=out)
+    return report.ok

@@ -57,7 +57,7 @@ def verify(journal: Journal, *, against_mark: bool = True) -> VerifyReport:
     broken: tuple[int, str] | None = None
     try:
         for seq, ts, kind, text, prev_hash, digest in journal.raw_rows():
-            broken = _fault(expected_seq, prev, seq, ts, kind, text, prev_hash, digest)
+            broken = row_fault(expected_seq, prev, seq, ts, kind, text, prev_hash, digest)
             if broken:
                 break
             expected_seq, prev, count = seq + 1, digest, count + 1
@@ -72,8 +72,8 @@ def verify(journal: Journal, *, against_mark: bool = True) -> VerifyReport:
     return report if journal.guarded() else replace(report, triggers=False)
 
 
-def _fault(expected_seq: int, prev: str, seq: int, ts: str, kind: str, text: str, prev_hash: str,
-           digest: str) -> tuple[int, str] | None:
+def row_fault(expected_seq: int, prev: str, seq: int, ts: str, kind: str, text: str, prev_hash: str,
+              digest: str) -> tuple[int, str] | None:
     """The row that breaks the chain here and why, or None when row ``seq`` fits after ``prev``."""
     if seq != expected_seq:
         return seq, f"row {expected_seq} is missing (next row found is {seq})"

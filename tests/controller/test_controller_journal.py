@@ -379,7 +379,7 @@ def test_journal_command(journal, tmp_path, capsys):
 
     assert main(["journal", "--state-dir", str(tmp_path), "recall", "2"]) == 0
     out = capsys.readouterr().out
-    assert "dice [5, 6] by confirm" in out and "confidence 0.61" in out and "paid 1000c" in out and "frame roll-000001.png" in out
+    assert "dice [5, 6] by confirm" in out and "confidence 0.61" in out and "$5.00 win paid $10.00" in out and "frame roll-000001.png" in out
 
     assert main(["journal", "--state-dir", str(tmp_path), "recall", "1", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["dice"] == [1, 1]

@@ -33,12 +33,25 @@ NAME = "journal"
 HELP = "audit the table's journal: verify the hash chain, export it, recall the last rolls, archive it"
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
+#: The journal commands' location options: before the action or after it (``journal verify --config F``).
+LOCATION = ("config", "state_dir", "file")
+
+
+def _location(parser: argparse.ArgumentParser, default: object) -> None:
+    """The options that say which journal to read, on ``parser`` (``default``: None on ``journal``
+    itself, ``SUPPRESS`` on each action, so that one given after the action is taken and one not
+    given there leaves what was given before it)."""
     where = parser.add_mutually_exclusive_group()
-    where.add_argument("--config", metavar="FILE", help="the table's configuration (its table.state_dir)")
-    where.add_argument("--state-dir", metavar="DIR", help="the state directory holding journal.sqlite3 (default ./var)")
-    where.add_argument("--file", metavar="FILE",
+    where.add_argument("--config", metavar="FILE", default=default,
+                       help="the table's configuration (its table.state_dir)")
+    where.add_argument("--state-dir", metavar="DIR", default=default,
+                       help="the state directory holding journal.sqlite3 (default ./var)")
+    where.add_argument("--file", metavar="FILE", default=default,
                        help="a journal file itself, such as an archive made by `journal archive` (not with archive)")
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    _location(parser, None)
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     check = actions.add_parser("verify", help="check the hash chain; exit 1 and name the row if it is broken, "
                                               "2 if the file cannot be read")
@@ -71,6 +84,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     archive.add_argument("--force", action="store_true",
                          help="archive even with bets on the layout or a roll under way (they stay in the archive, "
                               "not on the new table)")
+    for action in actions.choices.values():  # the location may follow the action too
+        _location(action, argparse.SUPPRESS)
 
 
 def _state_dir(args: argparse.Namespace):
@@ -78,8 +93,13 @@ def _state_dir(args: argparse.Namespace):
     so a mistake elsewhere in it (the file being mended) does not hide the journal."""
     from controller.config import ConfigError, load_state_dir, unusable_path
 
+    given = [f"--{name.replace('_', '-')}" for name in LOCATION if getattr(args, name)]
+    if len(given) > 1:
+        raise ConfigError(given[0], [(given[1], "give only one of --config, --state-dir and --file")])
     if args.file:
         return Path(args.file).parent
+    if not args.config and not args.state_dir:
+        return Path("var")  # the default of --state-dir, where `dicetable run` keeps its journals
     if args.state_dir:
         problem = unusable_path(Path(args.state_dir))
         if problem:
@@ -123,6 +143,7 @@ def _unfinished_business(state_dir) -> str | None:
     layout is clear, or when the journal cannot be replayed (a damaged one is archived as evidence)."""
     from controller import rules
     from controller.journal import Journal
+    from controller.rules.money import dollars
     from controller.table import Phase
     from controller.table.journaled import replayed
 
@@ -137,7 +158,7 @@ def _unfinished_business(state_dir) -> str | None:
     on_layout = rules.open_bets(state.rules)
     if on_layout:
         found.append(f"{len(on_layout)} bet{'s' if len(on_layout) != 1 else ''} on the layout "
-                     f"(${rules.staked(state.rules) / 100:.2f})")
+                     f"({dollars(rules.staked(state.rules))})")
     return " and ".join(found) or None
 
 
@@ -164,11 +185,22 @@ def _print_recall(records) -> None:
         else:
             seen = "no camera read"
         print(f"#{r.seq} {r.ts} {r.game or ''} dice {r.dice} by {r.source}; {seen}")
+        for fault in r.faults:
+            print(f"    NOT AS WRITTEN: {fault} (see `dicetable journal verify`)")
         for s in r.settlements:
             number = f" {s['number']}" if s.get("number") is not None else ""
-            print(f"    seat {s.get('seat')} {s.get('bet')}{number} {s.get('amount')}c {s.get('result')} paid {s.get('paid')}c")
+            print(f"    seat {s.get('seat')} {s.get('bet')}{number} {_money(s.get('amount'))} {s.get('result')} "
+                  f"paid {_money(s.get('paid'))}")
         if not r.settlements:
             print("    (no settlements)")
+
+
+def _money(cents: object) -> str:
+    """A settlement's amount as the other commands write money; what a row holds that is not a
+    whole number of cents (an edited row) is shown as it is."""
+    from controller.rules.money import dollars
+
+    return dollars(cents) if isinstance(cents, int) and not isinstance(cents, bool) else repr(cents)
 
 
 def _write_yolo(journal, frames_dir: Path, out: Path, dealer_only: bool) -> int:

@@ -68,17 +68,14 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _money(cents: int) -> str:
-    sign = "-" if cents < 0 else ""
-    return f"{sign}${abs(cents) // 100:,}.{abs(cents) % 100:02d}"
-
-
 def _pct(value: float | None) -> str:
     """A percentage, or "-" when there is none (no bet settled yet: nothing to measure)."""
     return "-" if value is None or not math.isfinite(value) else f"{value:.3%}"
 
 
 def _text(report) -> str:
+    from controller.rules.money import dollars
+
     played_out = f" (+{report.played_out:,} played on to settle the bets still open)" if report.played_out else ""
     lines = [
         f"{report.game}: {report.rolls:,} rolls{played_out}, seed {report.seed}, {report.tables} tables; "
@@ -87,11 +84,11 @@ def _text(report) -> str:
     rows = [("bet", "amount", "action", "net", "edge", "95% interval", "expected")]
     for bet in report.bets:
         m = bet.measured
-        amount = "max odds" if bet.amount is None else _money(bet.amount)
-        rows.append((bet.label, amount, _money(m.action), _money(m.net), _pct(m.edge),
+        amount = "max odds" if bet.amount is None else dollars(bet.amount)
+        rows.append((bet.label, amount, dollars(m.action), dollars(m.net), _pct(m.edge),
                      f"[{_pct(m.low)}, {_pct(m.high)}]", _pct(bet.expected)))
     t = report.total
-    rows.append(("all bets", "", _money(t.action), _money(t.net), _pct(t.edge),
+    rows.append(("all bets", "", dollars(t.action), dollars(t.net), _pct(t.edge),
                  f"[{_pct(t.low)}, {_pct(t.high)}]", _pct(report.expected_total)))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for k, row in enumerate(rows):
