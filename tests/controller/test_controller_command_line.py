@@ -144,3 +144,22 @@ def test_record_interrupted_before_a_frame_was_saved_is_no_success(tmp_path, mon
     monkeypatch.setattr(GeneratedSource, "read", interrupted)
     assert main(["record", "--source", "generated", "--out", str(tmp_path / "rec"), "--frames", "3"]) == 1
     assert "interrupted before a frame was saved" in capsys.readouterr().err
+
+
+def test_run_events_keeps_standard_output_for_json_lines_and_prints_them_as_replay_does(tmp_path, capsys):
+    """A text start line came first on standard output; run printed compact JSON, replay spaced."""
+    events = tmp_path / "e.jsonl"
+    events.write_text("".join(json.dumps(e) + "\n" for e in [
+        {"event": "bet", "seat": "Ä", "bet": "pass", "amount": 500}, {"event": "lock"},
+        {"event": "read", "status": "ok", "dice": [3, 4], "confidence": 0.99, "frame": None}]))
+    assert main(["run", "--events", str(events), "--exit-at-end", "--state-dir", str(tmp_path / "s")]) == 0
+    out, err = capsys.readouterr()
+    assert "replayed 0 inputs" in err and "replayed" not in out
+    run_lines = out.splitlines()
+    assert [json.loads(line)["event"] for line in run_lines] == ["rejected", "roll"]
+    assert all(line == json.dumps(json.loads(line), separators=(",", ":")) for line in run_lines)  # compact, ASCII
+    game = tmp_path / "game.jsonl"
+    game.write_text(json.dumps({"event": "bet", "seat": "Ä", "bet": "pass", "amount": 500}) + "\n")
+    assert main(["replay", "--game", "craps", str(game)]) == 0
+    (replayed,) = capsys.readouterr().out.splitlines()
+    assert replayed == json.dumps(json.loads(replayed), separators=(",", ":")) and "\\u00c4" in replayed
