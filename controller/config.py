@@ -48,8 +48,15 @@ DEFAULTS: dict[str, Any] = {
         "fps": 30,
         "width": 640,
         "height": 480,
+        # A full-resolution frame beside the small one (width x height) for reading the dice, e.g.
+        # 2028 x 1520 (HQ camera) or 2304 x 1296 (Camera Module 3); 0: none.
+        "full_width": 0,
+        "full_height": 0,
         # Keep the still frame of every roll (file name goes in the journal).
         "save_frames": True,
+        # The reader's model folder (`dicetable learn` writes one), relative to this file;
+        # empty: the bundled model.
+        "model": "",
     },
     "display": {
         # "sim" starts the display stand-in on a pseudo-terminal.
@@ -121,6 +128,10 @@ def _positive_int(v: Any) -> str | None:
     return None if _is_int(v) and v > 0 else f"must be a positive whole number (got {v!r})"
 
 
+def _whole_number(v: Any) -> str | None:
+    return None if _is_int(v) and v >= 0 else f"must be a whole number >= 0 (got {v!r})"
+
+
 def _positive_number(v: Any) -> str | None:
     return None if _is_number(v) and 0 < v < float("inf") else f"must be a number > 0 (got {v!r})"
 
@@ -150,7 +161,10 @@ _CHECKS: dict[str, dict[str, Check]] = {
         "fps": _positive_int,
         "width": _positive_int,
         "height": _positive_int,
+        "full_width": _whole_number,
+        "full_height": _whole_number,
         "save_frames": _boolean,
+        "model": _string,
     },
     "display": {"port": _non_empty_string, "baud": _positive_int},
     "hazard": {"spin_seconds": _positive_number},
@@ -272,6 +286,18 @@ def _check_spin(seconds: Any, gpio: Any, problems: list[tuple[str, str]]) -> Non
                                                 "which would cut every spin to that"))
 
 
+def _check_model(camera: dict[str, Any], base_dir: Path, problems: list[tuple[str, str]]) -> None:
+    """``camera.model``, a model folder relative to the configuration file, must be one now: a
+    table started on a missing model would read nothing. Made absolute in place."""
+    from vision.reader.model_dir import model_problems
+
+    if not isinstance(camera.get("model"), str) or not camera["model"]:
+        return
+    folder = base_dir / camera["model"]
+    problems += [("camera.model", problem) for problem in model_problems(folder)]
+    camera["model"] = str(folder)
+
+
 def _check_real_table_camera(pin_factory: Any, camera_source: Any, problems: list[tuple[str, str]]) -> None:
     """The generated camera (the default, for the demo and the bench) throws made-up dice: on the
     Pi's real pins it would settle real bets on them. A file for a real table that forgets
@@ -313,6 +339,9 @@ def validate(data: dict[str, Any], source: str) -> Config:
     _check_real_table_camera(merged["table"]["pin_factory"], camera["source"], problems)
     if merged["table"]["game"] == "hazard":  # only a hazard table turns the cage
         _check_spin(merged["hazard"]["spin_seconds"], built.get("gpio"), problems)
+    _check_model(camera, base_dir, problems)
+    if bool(camera.get("full_width")) != bool(camera.get("full_height")):
+        problems.append(("camera.full_width", "give full_width and full_height together (0 and 0: no full frame)"))
     if camera["source"] == "folder" and not camera["path"]:
         problems.append(("camera.path", "must name the folder of images when camera.source is \"folder\""))
     elif camera["source"] in ("folder", "opencv") and isinstance(camera["path"], str) and camera["path"]:

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from vision.calibrate import (
+    CALIBRATION_KEYS,
     CalibrationError,
     calibrate,
     calibration_from_table,
@@ -375,7 +376,7 @@ def test_each_value_of_the_wrong_type_or_out_of_range_is_refused_naming_key_and_
 def test_a_misspelt_key_is_refused_with_the_known_keys(tmp_path: Path):
     """Ignored, it left the die size unset: the reader then guessed the scale of every frame unseen."""
     path = calibration_folder(tmp_path, VALID.replace("die_size_px", "die_sise_px"))
-    known = "known: frame_size, landing_mask, empty_image, die_size_px, dice_hsv, felt_hsv"
+    known = "known: " + ", ".join(CALIBRATION_KEYS)
     assert problems_of(path) == [("calibration.die_sise_px", f"unknown key ({known})")]
 
 

@@ -32,7 +32,7 @@ each photo altered in the frame of its own size:
   swapped: red dice turn blue, green felt stays green): dice and cloth of
   colours the public photos lack.
 
-    python -m vision.benchtool.altered ../shared/datasets/byler-d6-tray /tmp/byler-half \
+    python -m vision.benchtool.altered ../shared/datasets/byler-d6-tray ../byler-half \
         --split tune --factor 0.5
 
 The copies are for benching only and stay outside the project, like the

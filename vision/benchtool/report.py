@@ -58,6 +58,8 @@ def text(summary: dict, title: str, notes: list[str] | tuple[str, ...] = ()) -> 
     """The figures for a terminal; ``notes`` say what the labels were read as and what was left out."""
     lines = [f"{title}: {summary['images']} images, {summary['dice']} dice"]
     lines += [f"  {note}" for note in notes]
+    if "model" in summary:
+        lines.append(f"  model: {summary['model']['digest']} ({summary['model']['folder']})")
     lines += [f"  {name:<32} {_fmt(summary, key, kind)}" for name, key, kind in _ROWS]
     lines.append(f"  {summary_line(summary['machine'])}")
     if summary["reasons"]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -38,6 +39,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="side of a die's top face in pixels, as a table calibration gives it")
     parser.add_argument("--limit", type=at_least(1), default=None, help="read only the first N images")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON instead of text")
+    parser.add_argument("--model", metavar="MODEL_DIR", default=None,
+                        help="bench this model folder (`dicetable learn` writes one); default: the bundled model")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -50,9 +53,15 @@ def run(args: argparse.Namespace) -> int:
     from vision.benchtool.run import summarise
     from vision.benchtool.split import select
     from vision.model import Calibration
-    from vision.reader import read_dice
+    from vision.reader import load_model, read_dice
+    from vision.reader.nets import ModelMissing
 
     cv2.setNumThreads(max(1, args.threads))
+    try:
+        model = load_model(args.model)
+    except ModelMissing as exc:
+        print(f"dicetable bench: --model: {exc}", file=sys.stderr)
+        return 2
     folder = Path(args.folder)
     name = folder.resolve().name  # "." names the folder it stands for
     try:
@@ -78,9 +87,10 @@ def run(args: argparse.Namespace) -> int:
     probe = machine.SpeedProbe()
     with Progress(len(items), label=f"bench {name}") as bar:
         calibration = Calibration(die_size_px=args.die_size) if args.die_size else None
-        results = run_bench(items, machine.probed(read_dice, probe), give_count=not args.no_count,
-                            calibration=calibration, progress=bar)
+        results = run_bench(items, machine.probed(partial(read_dice, model=model), probe),
+                            give_count=not args.no_count, calibration=calibration, progress=bar)
     summary = summarise(results)
+    summary["model"] = {"folder": str(model.folder), "digest": model.digest}
     summary["machine"] = machine.describe(probe)
     count = "count not given" if args.no_count else "count given"
     title = f"{name} ({args.split}, {count})"

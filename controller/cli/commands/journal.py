@@ -158,7 +158,8 @@ def _print_recall(records) -> None:
         read = r.read
         if read:
             frame = f"frame {read['frame']}" if read.get("frame") else "no frame saved"
-            seen = f"read {read.get('status')} {read.get('dice')} confidence {read.get('confidence')} {frame}"
+            model = f" model {read['model']}" if read.get("model") else ""
+            seen = f"read {read.get('status')} {read.get('dice')} confidence {read.get('confidence')} {frame}{model}"
         else:
             seen = "no camera read"
         print(f"#{r.seq} {r.ts} {r.game or ''} dice {r.dice} by {r.source}; {seen}")
