@@ -2,7 +2,8 @@
 
 Prints the figures (per-die and per-roll accuracy, silent misreads, the
 rates of uncertain and no_read, latency median and p95, and the machine
-they were measured on), writes an HTML report with every miss drawn, and
+they were measured on; with a ``meta.jsonl`` beside the images, also the
+target figures of ``vision.benchtool.targets``), writes an HTML report with every miss drawn, and
 shows a progress bar on stderr when that is a terminal. Exit status: 0, or 2
 when nothing could be benched (labels, folder, report folder), 1 when the
 figures were printed but the report could not be written.
@@ -52,6 +53,7 @@ def run(args: argparse.Namespace) -> int:
     from vision.benchtool.run import run as run_bench
     from vision.benchtool.run import summarise
     from vision.benchtool.split import select
+    from vision.benchtool.targets import load_meta, target_figures
     from vision.model import Calibration
     from vision.reader import load_model, read_dice
     from vision.reader.nets import ModelMissing
@@ -91,6 +93,10 @@ def run(args: argparse.Namespace) -> int:
                             give_count=not args.no_count, calibration=calibration, progress=bar)
     summary = summarise(results)
     summary["model"] = {"folder": str(model.folder), "digest": model.digest}
+    meta = load_meta(folder)
+    if meta:
+        summary["targets"] = target_figures((meta[r.item.path.resolve()], r.read, r.score.silent_dice, r.score.labelled)
+                                            for r in results if r.item.path.resolve() in meta)
     summary["machine"] = machine.describe(probe)
     count = "count not given" if args.no_count else "count given"
     title = f"{name} ({args.split}, {count})"
