@@ -586,7 +586,7 @@ def main(argv=None) -> int:
     ap.add_argument("--datasets", type=Path, default=ROOT.parent / "shared" / "datasets")
     ap.add_argument("--out", type=Path, default=ROOT / "vision" / "models")
     ap.add_argument("--extra", type=Path, action="append", default=[],
-                    help="a labelled folder used whole, e.g. scenes from `python -m vision.scenes.dataset`")
+                    help="a labelled folder used whole, e.g. scenes from `python -m vision.benchtool.dataset`")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--det-steps", type=int, default=2500)
     ap.add_argument("--cls-steps", type=int, default=2500)
