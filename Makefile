@@ -10,9 +10,10 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-# Reinstall only when the project's metadata changed.
+# Reinstall only when the project's metadata changed. The learn extra is `dicetable learn`'s
+# training library (PyTorch, CPU build).
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,learn]'
 	touch $(STAMP)
 
 install: $(STAMP)
