@@ -3,8 +3,9 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+LINT_STAMP := $(VENV)/.installed-lint
 
-.PHONY: run test install clean
+.PHONY: run test lint install clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -16,6 +17,10 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev,learn]'
 	touch $(STAMP)
 
+$(LINT_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev,lint]'
+	touch $(LINT_STAMP)
+
 install: $(STAMP)
 
 run: $(STAMP)
@@ -23,6 +28,12 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
+
+# The import contracts and the linters, configured in pyproject.toml.
+lint: $(LINT_STAMP)
+	$(BIN)/lint-imports
+	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 clean:
 	rm -rf $(VENV) var build *.egg-info

@@ -21,6 +21,7 @@ from __future__ import annotations
 import copy
 import tomllib
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -70,6 +71,8 @@ DEFAULTS: dict[str, Any] = {
         # How long the cage motor turns for one spin, in seconds.
         "spin_seconds": 3.0,
     },
+    # The web console (controller/console/settings.py checks these): "" listens nowhere.
+    "console": {"listen": "", "users": "users", "certificate": "", "key": "", "networks": []},
 }
 
 
@@ -98,6 +101,7 @@ class Config:
     calibration: Any
     empty_image: Any
     hazard: dict[str, Any]
+    console: Any = None
     raw: dict[str, Any] = field(repr=False, default_factory=dict)
 
     @property
@@ -179,16 +183,27 @@ def _build_delegated(merged: dict[str, Any], problems: list[tuple[str, str]]) ->
     built: dict[str, Any] = {}
     for section, build, error_type in (
         ("rules", TableConfig.from_dict, RulesConfigError),
-        ("pins", PinMap.from_dict, GpioConfigError),
-        ("gpio", GpioSettings.from_dict, GpioConfigError),
+        ("pins", partial(PinMap.from_dict, where="pins"), GpioConfigError),
+        ("gpio", partial(GpioSettings.from_dict, where="gpio"), GpioConfigError),
     ):
         try:
-            built[section] = build(merged[section]) if section == "rules" else build(merged[section], where=section)
+            built[section] = build(merged[section])
         except error_type as exc:
             problems += [(f"rules.{key}" if section == "rules" else key, message) for key, message in exc.problems]
     if "rules" in built and merged["table"]["game"] in GAMES:
         problems += [(f"rules.{key}", message) for key, message in unbettable(built["rules"], merged["table"]["game"])]
     return built
+
+
+def _build_console(table: dict[str, Any], base: Path, problems: list[tuple[str, str]]) -> Any:
+    """``[console]``, checked by the console's own settings (a listen off loopback needs TLS)."""
+    from controller.console.settings import ConsoleConfigError, ConsoleSettings
+
+    try:
+        return ConsoleSettings.from_dict(table, base)
+    except ConsoleConfigError as exc:
+        problems += [(f"console.{key}", message) for key, message in exc.problems]
+        return None
 
 
 def _load_calibration(table: dict[str, Any], base: Path, problems: list[tuple[str, str]]) -> tuple[Any, Any]:
@@ -321,8 +336,9 @@ def validate(data: dict[str, Any], source: str) -> Config:
             problems.append((section, "must be a table ([section])"))
             continue
         for key, value in table.items():
-            if section in _CHECKS and key not in _CHECKS[section]:
-                problems.append((f"{section}.{key}", f"unknown key (known: {', '.join(_CHECKS[section])})"))
+            known = _CHECKS[section] if section in _CHECKS else DEFAULTS[section] if section == "console" else None
+            if known is not None and key not in known:
+                problems.append((f"{section}.{key}", f"unknown key (known: {', '.join(known)})"))
                 continue
             merged[section][key] = value
     for section, checks in _CHECKS.items():
@@ -334,6 +350,7 @@ def validate(data: dict[str, Any], source: str) -> Config:
     _check_uart_pins(built.get("pins"), merged["display"]["port"], problems)
     base_dir = Path(source).parent if source != DEMO_SOURCE else Path(".")
     calibration, empty_image = _load_calibration(merged["calibration"], base_dir, problems)
+    console = _build_console(merged["console"], base_dir, problems)
     camera = merged["camera"]
     _check_calibrated_size(camera, calibration, empty_image, problems)
     _check_real_table_camera(merged["table"]["pin_factory"], camera["source"], problems)
@@ -372,6 +389,7 @@ def validate(data: dict[str, Any], source: str) -> Config:
         calibration=calibration,
         empty_image=empty_image,
         hazard=dict(merged["hazard"]),
+        console=console,
         raw=merged,
     )
 
@@ -451,7 +469,7 @@ def load_state_dir(path: Path | str) -> Path:
     path = Path(path)
     table = _read_toml(path).get("table", {})
     state_dir = table.get("state_dir", DEFAULTS["table"]["state_dir"]) if isinstance(table, dict) else None
-    if _non_empty_string(state_dir):
+    if not isinstance(state_dir, str) or not state_dir:
         raise ConfigError(str(path), [("table.state_dir", f"must be a non-empty string (got {state_dir!r})")])
     folder = Path(state_dir)
     return folder if folder.is_absolute() else path.parent / folder

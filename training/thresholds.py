@@ -121,7 +121,7 @@ def choose(cases: list[Case], base: ReadPolicy, grid: dict[str, tuple[float, ...
     keys = list(grid)
     best: tuple[tuple[float, ...], ReadPolicy, Figures] | None = None
     for combo in itertools.product(*(grid[k] for k in keys)):
-        bars = dict(zip(keys, combo))
+        bars: dict[str, Any] = dict(zip(keys, combo))
         if not _ordered(bars):
             continue
         policy = replace(base, **bars)

@@ -30,11 +30,11 @@ import numpy as np
 import torch
 from torch import nn
 
-ROOT = Path(__file__).resolve().parents[1]
-
 from training.train_reader import cbr, colour_aug, export, load_real, optimise
 from vision.reader import geometry as G
 from vision.scenes.render import render_scene
+
+ROOT = Path(__file__).resolve().parents[1]
 
 Die = tuple[float, float, float]  # centre x, centre y, bounding-box side (pixels)
 

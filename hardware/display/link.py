@@ -277,7 +277,7 @@ class DisplayLink:
         try:
             self._serial = self._factory(self.port, self.baudrate, self.timing)
             self._serial.reset_input_buffer()
-        except Exception as exc:  # pyserial raises SerialException, OSError, ValueError
+        except Exception as exc:  # noqa: BLE001 - pyserial raises SerialException, OSError, ValueError
             self._serial = None
             self._fault("open_failed", f"cannot open {self.port}: {exc}")
             return False
@@ -308,13 +308,12 @@ class DisplayLink:
         while not self._stop.is_set():
             with self._cond:
                 desired, payload, tag = self._desired, self._desired_payload, self._desired_tag
-            needs_state = (
+            if (  # the display needs the state
                 desired is not None
                 and (self._device_tag != tag or payload != self._confirmed_payload)
                 and payload != self._rejected_payload
                 and self._clock() >= self._resend_after
-            )
-            if needs_state:
+            ):
                 reply = self._transact(messages.STATE, payload)
                 if reply is None:
                     return

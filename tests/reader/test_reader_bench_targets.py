@@ -5,6 +5,7 @@ import json
 from pathlib import Path
 
 import cv2
+import pytest
 
 from controller.cli import main
 from vision.benchtool.targets import broken_rules, eligible_right, target_figures
@@ -75,3 +76,24 @@ def test_the_bench_reports_target_figures_when_the_folder_has_meta(tmp_path: Pat
     assert targets["eligible_dice_right"] == 1.0 and targets["settleable_rolls_ok"] == 1.0
     assert main(["bench", str(tmp_path), "--report", str(tmp_path / "r")]) == 0
     assert "eligible dice right 100.00% of 2" in capsys.readouterr().out
+
+
+def test_the_bench_can_find_dice_on_a_small_frame_and_read_them_from_the_full_one(tmp_path: Path, draw_table,
+                                                                                   capsys, monkeypatch):
+    import vision.reader.read as read_module
+
+    seen = []
+    real = read_module.find_candidates
+    monkeypatch.setattr(read_module, "find_candidates",
+                        lambda frame, nets, size, policy, finding=None: seen.append(finding.shape) or real(
+                            frame, nets, size, policy, finding))
+    (tmp_path / "images").mkdir()
+    cv2.imwrite(str(tmp_path / "images" / "a.png"),
+                draw_table([(400, 480, 3), (860, 500, 5)], side=80, size=(960, 1280), seed=3))
+    (tmp_path / "manifest.csv").write_text("image,values\nimages/a.png,3 5\n")
+    assert main(["bench", str(tmp_path), "--json", "--finding", "640x480", "--report", str(tmp_path / "r")]) == 0
+    assert json.loads(capsys.readouterr().out)["per_die_accuracy"] == 1.0
+    assert seen == [(480, 640, 3)]
+    with pytest.raises(SystemExit) as refused:
+        main(["bench", str(tmp_path), "--finding", "640", "--report", str(tmp_path / "r")])
+    assert refused.value.code == 2

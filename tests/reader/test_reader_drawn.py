@@ -6,7 +6,6 @@ import pytest
 
 from vision.model import Calibration, ReadStatus
 from vision.reader import read_dice
-from vision.reader.policy import DEFAULT_POLICY as P
 
 FELT = (40, 110, 30)  # BGR green cloth, as in conftest.py
 

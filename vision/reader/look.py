@@ -84,8 +84,8 @@ def first_look(frame: np.ndarray, reading: Reading, cands: list[Candidate], expe
     straight = [reading.crop(frame, c.cx, c.cy, c.side) for c in cands]
     first = nets.classify(G.to_blob(straight))
     likely = [i for i in range(len(cands)) if first[i][0] < policy.second_view]
-    second = nets.classify(G.to_blob([reading.crop(frame, cands[i].cx, cands[i].cy, cands[i].side, SECOND_VIEW_DEG)
-                                      for i in likely]), second=True) if likely else []
+    turned_crops = [reading.crop(frame, cands[i].cx, cands[i].cy, cands[i].side, SECOND_VIEW_DEG) for i in likely]
+    second: np.ndarray | list[np.ndarray] = nets.classify(G.to_blob(turned_crops), second=True) if likely else []
     turned = dict(zip(likely, second))
     evidence, views, counts, dice = [], [], [], []
     for i, c in enumerate(cands):

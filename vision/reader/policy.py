@@ -159,7 +159,7 @@ def policy_from_dict(data: Any, source: str = "<policy>") -> ReadPolicy:
     provenance = data.get("provenance", {})
     if not isinstance(provenance, dict):
         raise PolicyError(f"{source}: provenance: must be an object")
-    typed = {k: (tuple(float(x) for x in v) if isinstance(v, list) else v) for k, v in values.items()}
+    typed: dict[str, Any] = {k: (tuple(float(x) for x in v) if isinstance(v, list) else v) for k, v in values.items()}
     return replace(DEFAULT_POLICY, **typed, provenance=provenance)
 
 

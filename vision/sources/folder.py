@@ -38,7 +38,7 @@ def list_recording(folder: Path, fps: float) -> list[tuple[Path, float]]:
     """
     index = folder / INDEX_FILE
     if index.is_file():
-        entries = []
+        entries: list[tuple[Path, float]] = []
         with open(index, newline="") as fh:
             rows = csv.DictReader(fh)
             for row in rows:
@@ -99,7 +99,7 @@ class FolderSource(FrameSource):
         """``full_size`` with ``size``: images bigger than ``size`` (of its shape) are shrunk to it
         for motion and finding, and kept whole as the full-resolution frame (``Frame.full``)."""
         super().__init__()
-        self.small = tuple(size) if full_size and size else None
+        self.small: tuple[int, int] | None = (size[0], size[1]) if full_size and size else None
         self.path = Path(path)
         self.name = f"folder:{self.path}"
         if not self.path.is_dir():

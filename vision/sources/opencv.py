@@ -54,14 +54,14 @@ class OpenCVSource(FrameSource):
         ``size`` are shrunk likewise."""
         super().__init__()
         self.target = target
-        self.small = tuple(size) if full_size and size else None
+        self.small: tuple[int, int] | None = (size[0], size[1]) if full_size and size else None
         self.live = is_live(target)
         self.name = f"usb:{target}" if isinstance(target, int) else str(target)
         if not self.live and not Path(str(target)).is_file():
             raise SourceUnavailable(f"{self.name}: no such video file")
         if self.live:
             os.environ.setdefault(V4L_TIMEOUT_VARIABLE, V4L_TIMEOUT_S)
-        self._cap = cv2.VideoCapture(target)
+        self._cap: cv2.VideoCapture | None = cv2.VideoCapture(target)
         if not self._cap.isOpened():
             self._cap.release()
             raise SourceUnavailable(f"{self.name}: cannot open")

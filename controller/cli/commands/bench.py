@@ -40,8 +40,21 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="side of a die's top face in pixels, as a table calibration gives it")
     parser.add_argument("--limit", type=at_least(1), default=None, help="read only the first N images")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON instead of text")
+    parser.add_argument("--finding", type=frame_size_arg, metavar="WxH", default=None,
+                        help="give the reader each frame shrunk to WxH too, to find the dice on (as a camera's "
+                             "low-resolution stream beside a full-resolution one)")
     parser.add_argument("--model", metavar="MODEL_DIR", default=None,
                         help="bench this model folder (`dicetable learn` writes one); default: the bundled model")
+
+
+def frame_size_arg(text: str) -> tuple[int, int]:
+    """``640x480`` -> ``(640, 480)``, else an argparse error."""
+    from vision.model import frame_size
+
+    size = frame_size(text)
+    if size is None or 0 in size:
+        raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT, such as 640x480, got {text!r}")
+    return size
 
 
 def run(args: argparse.Namespace) -> int:
@@ -90,7 +103,8 @@ def run(args: argparse.Namespace) -> int:
     with Progress(len(items), label=f"bench {name}") as bar:
         calibration = Calibration(die_size_px=args.die_size) if args.die_size else None
         results = run_bench(items, machine.probed(partial(read_dice, model=model), probe),
-                            give_count=not args.no_count, calibration=calibration, progress=bar)
+                            give_count=not args.no_count, calibration=calibration, progress=bar,
+                            finding=args.finding)
     summary = summarise(results)
     summary["model"] = {"folder": str(model.folder), "digest": model.digest}
     meta = load_meta(folder)

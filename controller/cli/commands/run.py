@@ -133,8 +133,10 @@ def _check(config: Config) -> int:
         print(f"dicetable run: cannot read the journal {path}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     from controller.camera import uncalibrated_warning
+    from controller.console.settings import users_warning
 
-    warnings = [w for w in (uncalibrated_warning(config), *rules_warnings(config), *device_warnings(config)) if w]
+    warnings = [w for w in (uncalibrated_warning(config), *rules_warnings(config), *device_warnings(config),
+                            users_warning(config.console)) if w]
     print(f"{config.source}: configuration ok, {config.game} table\n{journal_line}\n"
           + "".join(f"warning: {w}\n" for w in warnings) + "devices not opened (a running table holds them)")
     return 0

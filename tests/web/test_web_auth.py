@@ -1,0 +1,179 @@
+"""Logins, sessions, CSRF and roles on a small Starlette app: 401 before anything else, then 403."""
+from __future__ import annotations
+
+import pytest
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+from starlette.testclient import TestClient
+
+from controller.web.access import AllowedPeers, parse_networks
+from controller.web.auth import Auth, Denied, LoginLimiter, Sessions, denied_response
+from controller.web.users import StaticUsers, UsersFile, add_user, remove_user
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def make_app(users, *, clock=None, networks=()):
+    clock = clock or Clock()
+    auth = Auth(users, cookie="test_session", sessions=Sessions(clock=clock), limiter=LoginLimiter(clock=clock))
+
+    async def change(request: Request) -> JSONResponse:
+        session = auth.require(request, role="dealer", change=True)
+        return JSONResponse({"changed_by": session.user})
+
+    async def look(request: Request) -> JSONResponse:
+        return JSONResponse({"user": auth.require(request).user})
+
+    app = Starlette(routes=[
+        Route("/api/login", auth.login, methods=["POST"]),
+        Route("/api/logout", auth.logout, methods=["POST"]),
+        Route("/api/session", auth.whoami),
+        Route("/change", change, methods=["POST"]),
+        Route("/look", look),
+    ], exception_handlers={Denied: denied_response})
+    return AllowedPeers(app, networks), auth
+
+
+USERS = StaticUsers.with_passwords({"dana": ("dealer", "dana-pass"), "pete": ("pit", "pete-pass")})
+
+
+def client(app, host="127.0.0.1"):
+    return TestClient(app, base_url="http://127.0.0.1", client=(host, 40000))
+
+
+def login(c, user, password):
+    return c.post("/api/login", json={"user": user, "password": password})
+
+
+def test_a_login_sets_an_httponly_samesite_cookie_and_gives_the_csrf_token():
+    app, _ = make_app(USERS)
+    with client(app) as c:
+        answer = login(c, "dana", "dana-pass")
+        assert answer.status_code == 200
+        body = answer.json()
+        assert body["user"] == "dana" and body["role"] == "dealer" and len(body["csrf"]) > 30
+        cookie = answer.headers["set-cookie"].lower()
+        assert "test_session=" in cookie and "httponly" in cookie and "samesite=strict" in cookie
+        assert "secure" not in cookie  # plain HTTP on loopback
+        assert c.get("/api/session").json()["csrf"] == body["csrf"]  # again after a reload
+
+
+@pytest.mark.parametrize("user, password", [("dana", "wrong"), ("nobody", "dana-pass"), ("pete", "dana-pass")])
+def test_a_wrong_password_or_user_is_401_and_sets_no_cookie(user, password):
+    app, _ = make_app(USERS)
+    with client(app) as c:
+        answer = login(c, user, password)
+        assert answer.status_code == 401 and answer.json() == {"reason": "wrong user name or password"}
+        assert "set-cookie" not in answer.headers
+        assert c.get("/look").status_code == 401
+
+
+@pytest.mark.parametrize("body", ['{"user": "dana"}', "not json", '["dana", "dana-pass"]', '{"user": 1, "password": 2}'])
+def test_a_login_body_that_is_not_the_two_strings_is_a_clear_400(body):
+    app, _ = make_app(USERS)
+    with client(app) as c:
+        answer = c.post("/api/login", content=body, headers={"content-type": "application/json"})
+        assert answer.status_code == 400 and "reason" in answer.json()
+
+
+def test_without_a_session_401_comes_before_any_other_check():
+    app, _ = make_app(USERS)
+    with client(app) as c:
+        assert c.post("/change").status_code == 401  # no token either: still 401
+        assert c.post("/change", headers={"X-CSRF-Token": "x"}).status_code == 401
+        c.cookies.set("test_session", "forged")
+        assert c.post("/change").status_code == 401
+
+
+def test_with_a_session_a_change_needs_the_token_and_the_role():
+    app, _ = make_app(USERS)
+    with client(app) as dealer, client(app) as pit:
+        token = login(dealer, "dana", "dana-pass").json()["csrf"]
+        assert dealer.post("/change").status_code == 403
+        assert dealer.post("/change", headers={"X-CSRF-Token": token + "x"}).status_code == 403
+        assert dealer.post("/change", headers={"X-CSRF-Token": token}).json() == {"changed_by": "dana"}
+        pit_token = login(pit, "pete", "pete-pass").json()["csrf"]
+        answer = pit.post("/change", headers={"X-CSRF-Token": pit_token})
+        assert answer.status_code == 403 and "only a dealer" in answer.json()["reason"]
+        assert pit.get("/look").json() == {"user": "pete"}  # looking needs no role and no token
+        # One session's token does not serve another.
+        assert pit.post("/change", headers={"X-CSRF-Token": token}).status_code == 403
+
+
+def test_five_failures_block_the_name_and_the_address_even_with_the_right_password_then_time_mends_it():
+    clock = Clock()
+    app, _ = make_app(USERS, clock=clock)
+    with client(app) as c, client(app, host="127.0.0.2") as elsewhere:
+        for _ in range(5):
+            assert login(c, "dana", "guess").status_code == 401
+        blocked = login(c, "dana", "dana-pass")
+        assert blocked.status_code == 429 and int(blocked.headers["retry-after"]) > 0
+        assert login(elsewhere, "dana", "dana-pass").status_code == 429  # the name is blocked from anywhere
+        assert login(c, "pete", "pete-pass").status_code == 429  # and the address for any name
+        assert login(elsewhere, "pete", "pete-pass").status_code == 200
+        clock.now += 301
+        assert login(c, "dana", "dana-pass").status_code == 200
+
+
+def test_a_session_ends_when_idle_too_long():
+    clock = Clock()
+    app, _ = make_app(USERS, clock=clock)
+    with client(app) as c:
+        login(c, "dana", "dana-pass")
+        clock.now += 3600
+        assert c.get("/look").status_code == 200
+        clock.now += 5 * 3600
+        assert c.get("/look").status_code == 401
+
+
+def test_logout_needs_the_token_and_ends_the_session():
+    app, auth = make_app(USERS)
+    with client(app) as c:
+        token = login(c, "dana", "dana-pass").json()["csrf"]
+        assert c.post("/api/logout").status_code == 403
+        assert c.post("/api/logout", headers={"X-CSRF-Token": token}).status_code == 200
+        assert c.get("/look").status_code == 401 and len(auth.sessions) == 0
+
+
+def test_a_user_removed_from_the_file_or_given_another_role_is_logged_out(tmp_path):
+    path = tmp_path / "users"
+    add_user(path, "dana", "dealer", "dana-pass")
+    app, _ = make_app(UsersFile(path))
+    with client(app) as c:
+        assert login(c, "dana", "dana-pass").status_code == 200
+        add_user(path, "dana", "pit", "dana-pass")
+        assert c.get("/look").status_code == 401
+        assert login(c, "dana", "dana-pass").status_code == 200
+        remove_user(path, "dana")
+        assert c.get("/look").status_code == 401
+
+
+def test_the_cookie_is_secure_behind_a_tls_proxy_on_loopback_only():
+    app, _ = make_app(USERS)
+    with client(app) as c:
+        answer = c.post("/api/login", json={"user": "dana", "password": "dana-pass"},
+                        headers={"X-Forwarded-Proto": "https"})
+        assert "secure" in answer.headers["set-cookie"].lower()
+    app, _ = make_app(USERS, networks=parse_networks(["10.0.0.0/8"]))
+    with client(app, host="10.1.2.3") as c:
+        answer = c.post("/api/login", json={"user": "dana", "password": "dana-pass"},
+                        headers={"X-Forwarded-Proto": "https"})
+        assert "secure" not in answer.headers["set-cookie"].lower()  # a header from afar proves nothing
+
+
+def test_peers_outside_loopback_and_the_networks_named_are_refused():
+    app, _ = make_app(USERS, networks=parse_networks(["192.168.1.0/24"]))
+    with client(app, host="192.168.1.77") as inside, client(app, host="192.168.2.1") as outside:
+        assert inside.get("/look").status_code == 401
+        refused = outside.get("/look")
+        assert refused.status_code == 403 and "may not use" in refused.json()["reason"]
+    with pytest.raises(ValueError, match="'192.168.1' is not an IP network"):
+        parse_networks(["192.168.1"])
