@@ -26,7 +26,9 @@ install: $(STAMP)
 run: $(STAMP)
 	$(BIN)/dicetable run
 
+# The floor's tests start their own Mosquitto broker and PostgreSQL server: install them when missing.
 test: $(STAMP)
+	sh scripts/ensure-floor-services.sh
 	$(BIN)/python -m pytest -q
 
 # The import contracts and the linters, configured in pyproject.toml.

@@ -21,17 +21,22 @@ import queue
 import random
 from dataclasses import replace
 from pathlib import Path
-from typing import IO, Any, Mapping
+from typing import IO, TYPE_CHECKING, Any, Mapping
 
 from controller.app import (DisplayHandle, TableController, button_event, cage_listener, open_devices,
                             open_display, open_events, parse_event_line)
 from controller.camera import ReadPipeline
 from controller.config import Config
+from controller.floor.publisher import DRAIN_S
 from controller.journal import Journal, JournalError, verify
 from controller.players import Players
 from controller.table import JournaledTable, JournalMismatch, Phase, Step, TableState, expects_roll, lights_for
 from hardware.gpio import ManualClock, SimulatedDealer
 from vision.sources import GeneratedSource
+
+if TYPE_CHECKING:
+    from controller.floor.broker import BrokerSettings
+    from controller.floor.publisher import FloorPublisher
 
 GAMES = ("craps", "hazard", "bang")
 ROLLS = {"craps": 5, "hazard": 2, "bang": 4}
@@ -93,7 +98,8 @@ def set_aside(path: Path, reason: str) -> Path:
 class DemoTable:
     """One game of the demo: table, devices, dealer, camera, display."""
 
-    def __init__(self, config: Config, game: str, display: DisplayHandle, seed: int, out: IO[str]):
+    def __init__(self, config: Config, game: str, display: DisplayHandle, seed: int, out: IO[str],
+                 floor: BrokerSettings | None = None):
         self.game = game
         self.out = out
         self.inputs: queue.Queue = queue.Queue()
@@ -125,12 +131,27 @@ class DemoTable:
         frames = config.state_dir / game / "frames" if config.camera["save_frames"] else None
         self.pipeline = ReadPipeline(game, frames, fps=config.camera["fps"], spin_s=config.hazard["spin_seconds"])
         self.players = Players.seated(game, config.rules.seats, seed)
+        self.floor: FloorPublisher | None = None
+        if floor is not None:  # each game is a table of its own on the floor: demo-craps, demo-hazard, demo-bang
+            from controller.app import floor_status
+            from controller.floor.publisher import FloorPublisher
+
+            self.floor = FloorPublisher(config.state_dir / game, f"demo-{game}", floor,
+                                        status=lambda: floor_status(self.state, {})).start()
+            publisher = self.floor
+            self.controller.listeners.append(lambda event, step, before: publisher.wake())
 
     @property
     def state(self) -> TableState:
         return self.table.state
 
     def close(self) -> None:
+        if self.floor is not None:
+            if self.floor.close():
+                print(f"  floor: every row acknowledged as demo-{self.game}", file=self.out)
+            else:
+                print(f"  floor: not every row acknowledged as demo-{self.game} within "
+                      f"{DRAIN_S:g} s; the rest goes at the next start", file=self.out)
         self.devices.close()
         self.camera.close()
         self.journal.close()
@@ -239,8 +260,9 @@ def _extra_bets(path: str, default_game: str) -> dict[str, list[dict[str, Any]]]
 
 
 def run_demo(config: Config, *, rolls: int | None = None, seed: int = 7, state_dir: str | None = None,
-             bets_file: str | None = None, out: IO[str] | None = None) -> int:
-    """Play every game on the stand-ins; 0 when every game ran and every journal verifies."""
+             bets_file: str | None = None, out: IO[str] | None = None, floor: BrokerSettings | None = None) -> int:
+    """Play every game on the stand-ins; 0 when every game ran and every journal verifies. With
+    ``floor``, each game's journal goes to that broker as table ``demo-<game>``."""
     import sys
 
     out = out or sys.stdout
@@ -256,7 +278,7 @@ def run_demo(config: Config, *, rolls: int | None = None, seed: int = 7, state_d
     try:
         for index, game in enumerate(GAMES):
             try:
-                demo = DemoTable(config, game, display, seed + index, out)
+                demo = DemoTable(config, game, display, seed + index, out, floor)
             except JournalError as exc:
                 print(f"{game}: {exc}", file=out)
                 status = 1

@@ -84,9 +84,12 @@ def test_the_bench_can_find_dice_on_a_small_frame_and_read_them_from_the_full_on
 
     seen = []
     real = read_module.find_candidates
-    monkeypatch.setattr(read_module, "find_candidates",
-                        lambda frame, nets, size, policy, finding=None: seen.append(finding.shape) or real(
-                            frame, nets, size, policy, finding))
+
+    def finding_recorded(frame, nets, size, policy, finding=None):
+        seen.append(None if finding is None else finding.shape)
+        return real(frame, nets, size, policy, finding)
+
+    monkeypatch.setattr(read_module, "find_candidates", finding_recorded)
     (tmp_path / "images").mkdir()
     cv2.imwrite(str(tmp_path / "images" / "a.png"),
                 draw_table([(400, 480, 3), (860, 500, 5)], side=80, size=(960, 1280), seed=3))

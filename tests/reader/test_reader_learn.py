@@ -25,7 +25,7 @@ def session(tmp_path_factory) -> Path:
     return out / "frames"
 
 
-def frame(values: tuple[int, ...], positional: bool = False) -> "learn_module.Frame":
+def frame(values: tuple[int, ...], positional: bool = False):
     import numpy as np
 
     dice = tuple(LabelledDie(v, 0.2 + 0.3 * i, 0.5, 0.1, 0.1) if positional else LabelledDie(v)

@@ -45,6 +45,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--check", action="store_true",
                         help="with --config: check the file, its calibration and the journal it would replay "
                              "(game, rules, hash chain), then exit without opening a device")
+    parser.add_argument("--floor", metavar="URL",
+                        help="demo: publish each game's journal to this MQTT broker (mqtt://HOST:PORT or mqtts://, "
+                             "with USER:PASSWORD@ if it asks) as tables demo-craps, demo-hazard and demo-bang "
+                             "(docs/floor.md); a configured table names its broker in [floor]")
     parser.add_argument("-v", "--verbose", action="store_true", help="log what the devices and links do")
 
 
@@ -66,8 +70,8 @@ def _misused_option(args: argparse.Namespace) -> str | None:
         return ("--resume: only with --events (a table always recovers from its journal; --resume skips "
                 "the lines of --events the journal already holds)")
     if args.config or args.events:
-        used = [name for name, value in (("--rolls", args.rolls), ("--seed", args.seed), ("--bets", args.bets))
-                if value is not None]
+        used = [name for name, value in (("--rolls", args.rolls), ("--seed", args.seed), ("--bets", args.bets),
+                                         ("--floor", args.floor)) if value is not None]
         if used:
             return f"{', '.join(used)}: only for the demo (no --config, no --events)"
     return None
@@ -167,9 +171,15 @@ def run(args: argparse.Namespace) -> int:
         events = open_events(args.events)
     if args.config is None and not args.events:
         from controller.demo import run_demo
+        from controller.floor.broker import BrokerError, parse_broker
 
+        try:
+            floor = parse_broker(args.floor) if args.floor else None
+        except BrokerError as exc:
+            print(f"dicetable run: --floor: {exc}", file=sys.stderr)
+            return 2
         return run_demo(config, rolls=args.rolls, seed=7 if args.seed is None else args.seed,
-                        state_dir=args.state_dir, bets_file=args.bets)
+                        state_dir=args.state_dir, bets_file=args.bets, floor=floor)
     from dataclasses import replace
 
     from controller.journal import JournalError
