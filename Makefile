@@ -3,8 +3,9 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+LINT_STAMP := $(VENV)/.installed-lint
 
-.PHONY: run test install clean
+.PHONY: run test lint install clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -15,6 +16,10 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+$(LINT_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev,lint]'
+	touch $(LINT_STAMP)
+
 install: $(STAMP)
 
 run: $(STAMP)
@@ -22,6 +27,11 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
+
+# The import contracts and the linters, configured in pyproject.toml.
+lint: $(LINT_STAMP)
+	$(BIN)/lint-imports
+	$(BIN)/ruff check .
 
 clean:
 	rm -rf $(VENV) var build *.egg-info

@@ -103,3 +103,17 @@ def test_a_laptop_run_never_imports_picamera2_even_where_it_is_installed(tmp_pat
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
     done = subprocess.run([sys.executable, "-c", _LAPTOP], capture_output=True, text=True, env=env, check=True)
     assert json.loads(done.stdout.strip().splitlines()[-1]) == []
+
+
+_DEVICE_LIBRARIES = ("gpiozero", "cv2", "serial")
+
+
+@pytest.mark.parametrize("module", ["controller.rules", "controller.table"])
+def test_the_game_layers_load_no_device_library(module):
+    """The rules and the game flow are pure: importing them loads no GPIO, camera or serial library."""
+    probe = (
+        f"import json, sys; import {module}; "
+        f"print(json.dumps(sorted(name for name in sys.modules if name.split('.')[0] in {_DEVICE_LIBRARIES!r})))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == []

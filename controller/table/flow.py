@@ -60,8 +60,8 @@ from typing import Any, Mapping
 from controller.rules import BetRejected, TableConfig
 from controller.rules.dice import is_face
 from controller.table import rules_port
-from hardware.gpio.events import ButtonEvent
-from hardware.gpio.manual_entry import EntryStatus, ManualEntry, ManualEntryError
+from controller.table.manual_entry import EntryStatus, ManualEntry, ManualEntryError
+from controller.table.messages import ButtonEvent
 
 log = logging.getLogger(__name__)
 

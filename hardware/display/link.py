@@ -277,7 +277,7 @@ class DisplayLink:
         try:
             self._serial = self._factory(self.port, self.baudrate, self.timing)
             self._serial.reset_input_buffer()
-        except Exception as exc:  # pyserial raises SerialException, OSError, ValueError
+        except Exception as exc:  # noqa: BLE001 - pyserial raises SerialException, OSError, ValueError
             self._serial = None
             self._fault("open_failed", f"cannot open {self.port}: {exc}")
             return False

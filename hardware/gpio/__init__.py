@@ -3,15 +3,15 @@
 Every device takes ``pin_factory`` (gpiozero's lgpio on a Pi, ``MockFactory`` on a
 laptop and in tests). Pure logic (debounce, long press, manual dice entry) lives
 in its own modules with no pins and no clock. Nothing here knows the game rules:
-the controller sends desired states (lights, spins) and receives ``ButtonEvent``.
+the controller sends desired states (lights, spins) and receives ``ButtonEvent``,
+both of them the table's messages (``controller.table.messages``).
 Wiring, bill of materials and crash safety: hardware/README.md.
 """
 from hardware.gpio.buttons import DealerButtons
 from hardware.gpio.clock import Clock, ManualClock
 from hardware.gpio.devices import GpioDevices, build_devices
-from hardware.gpio.events import ButtonEvent, DealerButton
-from hardware.gpio.lights import BetLockLights, LightsState
-from hardware.gpio.manual_entry import EntryStatus, ManualEntry, ManualEntryError
+from hardware.gpio.events import DealerButton
+from hardware.gpio.lights import BetLockLights
 from hardware.gpio.motor import CageBusy, CageMotor, MotorStatus, StopReason
 from hardware.gpio.pinmap import GpioConfigError, GpioSettings, PinMap
 from hardware.gpio.safe_exit import exit_on_signals
@@ -19,20 +19,15 @@ from hardware.gpio.simulated_dealer import ScriptError, SimulatedDealer
 
 __all__ = [
     "BetLockLights",
-    "ButtonEvent",
     "CageBusy",
     "CageMotor",
     "Clock",
     "DealerButton",
     "DealerButtons",
-    "EntryStatus",
     "GpioConfigError",
     "GpioDevices",
     "GpioSettings",
-    "LightsState",
     "ManualClock",
-    "ManualEntry",
-    "ManualEntryError",
     "MotorStatus",
     "PinMap",
     "ScriptError",

@@ -1,4 +1,4 @@
-"""The dealer's push-buttons: gpiozero input edges in, typed ``ButtonEvent`` out.
+"""The dealer's push-buttons: gpiozero input edges in, the table's typed ``ButtonEvent`` out.
 
 Wiring assumed (see hardware/README.md): each button joins its BCM line to ground;
 the Pi's internal pull-up holds the line high while the button is up.
@@ -40,8 +40,9 @@ from collections.abc import Callable
 from gpiozero import DigitalInputDevice
 from gpiozero.pins import Factory
 
+from controller.table.messages import ButtonEvent
 from hardware.gpio.clock import Clock
-from hardware.gpio.events import MEANING, ButtonEvent, DealerButton, has_long_meaning
+from hardware.gpio.events import MEANING, DealerButton, has_long_meaning
 from hardware.gpio.press_logic import ButtonLogic, Press
 
 log = logging.getLogger(__name__)

@@ -1,33 +1,22 @@
-"""The dealer's buttons and the events they produce for the table controller.
+"""The dealer's four buttons and the table's ``ButtonEvent`` each press of each means.
 
-Four physical buttons, six events: CONFIRM held for the long-press time means
+Four physical buttons, six events (``ButtonEvent`` is one of the table's messages,
+``controller.table.messages``): CONFIRM held for the long-press time means
 MANUAL ("I will enter the dice by hand") instead of CONFIRM, and CONFIRM let go
 between a push and a hold means UNCLEAR, which the table refuses: the journal
 keeps that the dealer pressed, and the display says ``-no-``. The events say
 which button meant what, nothing about the game: the controller decides whether
 an event is allowed at that moment (and refuses it otherwise). During manual
 entry the controller reads the same events through ``ManualEntry``
-(``hardware.gpio.manual_entry``): LOCK steps the die, CONFIRM accepts it, VOID
+(``controller.table.manual_entry``): LOCK steps the die, CONFIRM accepts it, VOID
 cancels.
-
-Values are lower-case strings so they can be journaled and logged as they are.
 """
 from __future__ import annotations
 
 from enum import StrEnum
 
+from controller.table.messages import ButtonEvent
 from hardware.gpio.press_logic import Press
-
-
-class ButtonEvent(StrEnum):
-    """What the dealer asked for."""
-
-    LOCK = "lock"  # lock bets / roll (in manual entry: next value of the current die)
-    CONFIRM = "confirm"  # accept the read (in manual entry: accept the current die)
-    VOID = "void"  # void the roll (in manual entry: cancel the entry)
-    NEXT_SHOOTER = "next_shooter"  # the dice pass to the next shooter
-    MANUAL = "manual"  # CONFIRM held: enter the dice by hand
-    UNCLEAR = "unclear"  # CONFIRM held too long for a push, let go before a hold: refused by the table
 
 
 class DealerButton(StrEnum):

@@ -8,11 +8,11 @@ ULN2803 channel, see hardware/README.md):
 * ``bang_inside`` / ``bang_outside``: Bang's two betting sections lock separately
   (§4620.15: outside bets only before the dealer's roll, inside bets again after it).
 
-The controller sets the *desired* state (``LightsState``) derived from the game
-state; ``show`` writes every lamp every time, so calling it again after a restart
-redraws the lamps exactly, and calling it twice changes nothing. Nothing here
-knows the game flow; the ``craps``/``hazard``/``bang`` constructors only say which
-lamp belongs to which game.
+The controller sets the *desired* state (``LightsState``, one of the table's
+messages in ``controller.table.messages``) derived from the game state; ``show``
+writes every lamp every time, so calling it again after a restart redraws the
+lamps exactly, and calling it twice changes nothing. Nothing here
+knows the game flow.
 
     >>> from gpiozero.pins.mock import MockFactory
     >>> lights = BetLockLights(22, 23, 24, pin_factory=MockFactory())
@@ -25,39 +25,15 @@ from __future__ import annotations
 
 import logging
 import threading
-from dataclasses import dataclass, fields
+from dataclasses import fields
 
 from gpiozero import LED
 from gpiozero.pins import Factory
 
+from controller.table.messages import LightsState
 from hardware.gpio import safe_exit
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class LightsState:
-    """Which lamps should be lit (all off by default)."""
-
-    no_more_bets: bool = False
-    bang_inside: bool = False
-    bang_outside: bool = False
-
-    @classmethod
-    def craps(cls, bets_locked: bool) -> LightsState:
-        return cls(no_more_bets=bets_locked)
-
-    @classmethod
-    def hazard(cls, bets_locked: bool) -> LightsState:
-        return cls(no_more_bets=bets_locked)
-
-    @classmethod
-    def bang(cls, inside_locked: bool, outside_locked: bool) -> LightsState:
-        return cls(
-            no_more_bets=inside_locked and outside_locked,
-            bang_inside=inside_locked,
-            bang_outside=outside_locked,
-        )
 
 
 class BetLockLights:

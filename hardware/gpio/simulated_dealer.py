@@ -13,7 +13,7 @@ A script is a list of steps (strings, as they could come from a demo file):
 * ``"hold confirm"``: a long press (CONFIRM held gives MANUAL)
 * ``"bouncy void"``: a short press whose contacts bounce first
 * ``"manual 3 5"``: enter dice 3 and 5 by hand (hold CONFIRM, step with LOCK,
-  accept each die with CONFIRM), as described in ``hardware.gpio.manual_entry``
+  accept each die with CONFIRM), as described in ``controller.table.manual_entry``
 * ``"wait 0.5"``: let 0.5 s pass with nothing pressed
 """
 from __future__ import annotations
@@ -26,7 +26,6 @@ from gpiozero.pins.mock import MockFactory
 from hardware.gpio.buttons import DealerButtons
 from hardware.gpio.clock import ManualClock
 from hardware.gpio.events import DealerButton
-from hardware.gpio.manual_entry import FACES
 
 BOUNCE_EDGES = 4  # contact bounces before a press settles
 BOUNCE_GAP_S = 0.002
@@ -75,7 +74,7 @@ class SimulatedDealer:
         the dealer only needs to know it to count the steps.
         """
         for value in values:
-            if value not in FACES:
+            if value not in range(1, 7):
                 raise ScriptError(f"a die shows 1..6, not {value}")
         self.long_press(DealerButton.CONFIRM)
         for index, value in enumerate(values):

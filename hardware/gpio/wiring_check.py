@@ -21,9 +21,8 @@ from pathlib import Path
 
 from gpiozero.exc import GPIOZeroError
 
+from controller.table.messages import ButtonEvent, LightsState
 from hardware.gpio.devices import build_devices
-from hardware.gpio.events import ButtonEvent
-from hardware.gpio.lights import LightsState
 from hardware.gpio.safe_exit import exit_on_signals
 from hardware.gpio.pinmap import GpioConfigError, GpioSettings, PinMap, read_tables
 

@@ -192,12 +192,12 @@ def test_hazard(edges):
     assert edge(edges, "hazard", "odd") == hazard_edge(lambda d: 1 if sum(d) % 2 and not triple(d) else -1)
     assert edge(edges, "hazard", "even") == hazard_edge(lambda d: 1 if sum(d) % 2 == 0 and not triple(d) else -1)
     for n, pays in NUMBER_FOR_ONE.items():
-        assert edge(edges, "hazard", "number", n) == hazard_edge(lambda d: pays - 1 if sum(d) == n else -1)
+        assert edge(edges, "hazard", "number", n) == hazard_edge(lambda d, pays=pays, n=n: pays - 1 if sum(d) == n else -1)
     assert edge(edges, "hazard", "number", 4) == F(1, 6)
     assert edge(edges, "hazard", "number", 10) == F(1, 4)
     for face in range(1, 7):
         assert edge(edges, "hazard", "chuck", face) == hazard_edge(
-            lambda d: d.count(face) if face in d else -1) == F(17, 216)
+            lambda d, face=face: d.count(face) if face in d else -1) == F(17, 216)
 
 
 # --- bang ------------------------------------------------------------------------

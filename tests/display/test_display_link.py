@@ -51,7 +51,7 @@ def test_heartbeats_keep_the_display_linked_while_nothing_changes(stand_in, make
     frames = stand_in.app.device.frames_ok
     # Three display timeouts with no new state: only heartbeats keep it up.
     for _ in range(3):
-        eventually(lambda: stand_in.app.device.frames_ok >= frames + 5, timeout=5.0)
+        eventually(lambda frames=frames: stand_in.app.device.frames_ok >= frames + 5, timeout=5.0)
         frames = stand_in.app.device.frames_ok
         assert stand_in.shown() == ROLL
 

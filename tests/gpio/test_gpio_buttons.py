@@ -8,8 +8,9 @@ import time
 import pytest
 from gpiozero.pins.mock import MockPin
 
+from controller.table.messages import ButtonEvent
 from hardware.gpio.buttons import DealerButtons
-from hardware.gpio.events import ButtonEvent, DealerButton
+from hardware.gpio.events import DealerButton
 
 LOCK, CONFIRM, VOID, NEXT = 5, 6, 13, 26
 SETTLE, HOLD = 0.03, 1.5

@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import pytest
 
+from controller.table.messages import LightsState
 from hardware.gpio import safe_exit
-from hardware.gpio.lights import BetLockLights, LightsState
+from hardware.gpio.lights import BetLockLights
 
 NO_MORE_BETS, INSIDE, OUTSIDE = 22, 23, 24
 

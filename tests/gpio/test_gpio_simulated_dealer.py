@@ -3,15 +3,12 @@ from __future__ import annotations
 
 import pytest
 
+from controller.table.manual_entry import EntryStatus, ManualEntry
+from controller.table.messages import ButtonEvent as E
+from controller.table.messages import LightsState
 from hardware.gpio import (
-    ButtonEvent as E,
-)
-from hardware.gpio import (
-    EntryStatus,
     GpioSettings,
-    LightsState,
     ManualClock,
-    ManualEntry,
     PinMap,
     ScriptError,
     SimulatedDealer,

@@ -40,7 +40,7 @@ def table(dice: list[tuple[float, float, int]], side: float = 40, size=(480, 640
     img[:] = background
     noise = rng.normal(0, 4, img.shape)
     img = np.clip(img + noise, 0, 255).astype(np.uint8)
-    for i, (cx, cy, v) in enumerate(dice):
+    for cx, cy, v in dice:
         draw_die(img, cx, cy, side, v, angle_deg=float(rng.uniform(0, 90)), **style)
     return cv2.GaussianBlur(img, (3, 3), 0)
 

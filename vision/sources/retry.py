@@ -122,7 +122,7 @@ class RetryingSource(FrameSource):
         if self._inner is not None:
             try:
                 self._inner.close()
-            except Exception as exc:  # closing a dead device may fail too; it is gone either way
+            except Exception as exc:  # noqa: BLE001 - closing a dead device may fail too; it is gone either way
                 log.debug("%s: close after failure: %s", self.name, exc)
             self._inner = None
         self._failures += 1

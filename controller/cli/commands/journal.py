@@ -119,7 +119,7 @@ def _unfinished_business(state_dir) -> str | None:
     a roll under way (the journal replayed under its own rules, writing nothing). None when the
     layout is clear, or when the journal cannot be replayed (a damaged one is archived as evidence)."""
     from controller import rules
-    from controller.journal import Journal, JournalError
+    from controller.journal import Journal
     from controller.table import Phase
     from controller.table.journaled import replayed
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from hardware.gpio.events import ButtonEvent as E
-from hardware.gpio.manual_entry import EntryStatus, ManualEntry, ManualEntryError
+from controller.table.manual_entry import EntryStatus, ManualEntry, ManualEntryError
+from controller.table.messages import ButtonEvent as E
 
 
 def play(entry: ManualEntry, events) -> ManualEntry:

@@ -23,9 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from hardware.gpio.events import ButtonEvent
-
-FACES = range(1, 7)
+from controller.rules.dice import FACES
+from controller.table.messages import ButtonEvent
 
 
 class EntryStatus(StrEnum):
