@@ -17,11 +17,13 @@ from typing import IO, Any
 from controller.app import TableController
 from controller.console.app import Console, build_app
 from controller.console.link import Health, TableLink
-from controller.console.settings import ConsoleSettings
 from controller.web.access import Network
 from controller.web.serve import Listen, WebServer, tls_context
+from controller.web.settings import WebSettings
 from controller.web.users import StaticUsers, Users, UsersFile
 
+#: Where the demo's console listens.
+DEMO_LISTEN = Listen("127.0.0.1", 8080)
 #: The demo's logins (only ever on loopback): name -> (role, password).
 DEMO_LOGINS = {"dealer": ("dealer", "dealer"), "pit": ("pit", "pit")}
 
@@ -77,7 +79,7 @@ def start_demo(listen: Listen, err: IO[str] | None = None) -> RunningConsole | N
     return running
 
 
-def start_configured(settings: ConsoleSettings, err: IO[str] | None = None) -> RunningConsole | None:
+def start_configured(settings: WebSettings, err: IO[str] | None = None) -> RunningConsole | None:
     """A configured table's console, with its users file and (off loopback) TLS."""
     err = err or sys.stderr
     assert settings.listen is not None

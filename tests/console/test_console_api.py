@@ -146,7 +146,7 @@ def test_three_seats_bet_lock_read_and_the_pay_list_is_what_the_engine_settled(c
     assert roll["dice"] == [3, 4] and roll["total"] == 7 and roll["source"] == "read"
     settled = [r.event for r in rows(table) if r.event.get("event") == "settle"]
     lines = [line for group in roll["pay"] for line in group["lines"]]
-    assert [(l["seat"], l["bet"], l["amount"], l["result"], l["paid"]) for l in lines] == [
+    assert [(ln["seat"], ln["bet"], ln["amount"], ln["result"], ln["paid"]) for ln in lines] == [
         (s["seat"], s["bet"], s["amount"], s["result"], s["paid"]) for s in settled]
     by_seat = {group["seat"]: group for group in roll["pay"]}
     assert by_seat["A"]["pay"] == 500 and by_seat["B"]["take"] == 300 and by_seat["C"]["pay"] == 400

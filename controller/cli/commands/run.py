@@ -162,10 +162,10 @@ def _check(config: Config) -> int:
         print(f"dicetable run: cannot read the journal {path}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     from controller.camera import uncalibrated_warning
-    from controller.console.settings import users_warning
+    from controller.config import console_warnings
 
     warnings = [w for w in (uncalibrated_warning(config), *rules_warnings(config), *device_warnings(config),
-                            users_warning(config.console)) if w]
+                            *console_warnings(config)) if w]
     print(f"{config.source}: configuration ok, {config.game} table\n{journal_line}\n"
           + "".join(f"warning: {w}\n" for w in warnings) + "devices not opened (a running table holds them)")
     return 0
@@ -195,7 +195,7 @@ def run(args: argparse.Namespace) -> int:
 
         events = open_events(args.events)
     if args.config is None and not args.events:
-        from controller.console.settings import DEMO_LISTEN
+        from controller.console.start import DEMO_LISTEN
         from controller.demo import GAMES, run_demo
 
         games = (args.game,) if args.game else ("craps",) if args.keep_open else GAMES
