@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 LINT_STAMP := $(VENV)/.installed-lint
 
-.PHONY: run test lint install clean
+.PHONY: run test lint install clean chromium screenshots
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -22,11 +22,20 @@ $(LINT_STAMP): pyproject.toml | $(BIN)/python
 
 install: $(STAMP)
 
+# ARGS are passed on: `make run ARGS=--keep-open` keeps the craps table and its console open.
 run: $(STAMP)
-	$(BIN)/dicetable run
+	$(BIN)/dicetable run $(ARGS)
 
-test: $(STAMP)
+test: $(STAMP) chromium
 	$(BIN)/python -m pytest -q
+
+# The console's browser tests drive Debian's chromium: installed here when it is missing.
+chromium:
+	@scripts/ensure-chromium.sh
+
+# The README's pictures of the console, from the browser tests' demo run.
+screenshots: $(STAMP) chromium
+	scripts/console-screenshots.sh
 
 # The import contracts and the linters, configured in pyproject.toml.
 lint: $(LINT_STAMP)

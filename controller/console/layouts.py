@@ -72,11 +72,11 @@ def _craps() -> Layout:
         Space("hard-10", "hard", 10, "HARD 10", 184, 10, 16, 14),
         Space("hard-8", "hard", 8, "HARD 8", 168, 24, 16, 14),
         Space("hard-4", "hard", 4, "HARD 4", 184, 24, 16, 14),
-        Space("aces", "aces", None, "ACES 2", 168, 38, 32 / 3, 14),
-        Space("ace_deuce", "ace_deuce", None, "ACE-DEUCE 3", 168 + 32 / 3, 38, 32 / 3, 14),
-        Space("twelve", "twelve", None, "TWELVE", 168 + 64 / 3, 38, 32 / 3, 14),
-        Space("eleven", "eleven", None, "ELEVEN", 168, 52, 32, 12),
-        Space("any_craps", "any_craps", None, "ANY CRAPS", 168, 64, 32, 12),
+        Space("aces", "aces", None, "ACES", 168, 38, 16, 12),
+        Space("twelve", "twelve", None, "TWELVE", 184, 38, 16, 12),
+        Space("ace_deuce", "ace_deuce", None, "ACE-DEUCE", 168, 50, 16, 12),
+        Space("eleven", "eleven", None, "ELEVEN", 184, 50, 16, 12),
+        Space("any_craps", "any_craps", None, "ANY CRAPS", 168, 62, 32, 12),
     ]
     return Layout("craps", 200, 110, tuple(spaces), (("PROPOSITIONS", 166, 0, 34, 110),))
 

@@ -145,6 +145,9 @@ export function annotatedFrame(read, cls = "frame") {
   return holder;
 }
 
+// How a roll's dice were settled, in words.
+export const SETTLED_BY = { read: "read by the camera", confirm: "confirmed by the dealer", manual: "entered by hand" };
+
 export function readLine(read) {
   if (!read) return "no camera read";
   const confidence = typeof read.confidence === "number" ? ` · confidence ${read.confidence.toFixed(2)}` : "";

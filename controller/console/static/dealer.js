@@ -3,7 +3,7 @@
 // what to pay and take, seat by seat (the ticks are kept on this screen only).
 
 import {
-  annotatedFrame, betName, diceRow, el, header, live, money, post, readLine, requireSession,
+  SETTLED_BY, annotatedFrame, betName, diceRow, el, header, live, money, post, readLine, requireSession,
 } from "./common.js";
 import { drawLayout } from "./layout.js";
 
@@ -161,7 +161,7 @@ function renderRoll() {
   } else if (roll) {
     title.textContent = `Roll #${roll.seq}: ${roll.dice.join("-")} = ${roll.total}`;
     holder.replaceChildren(annotatedFrame(roll.read), el("p", { class: "read" }, diceRow(roll.dice, 26),
-      ` settled by ${roll.source}${roll.by ? ` (${roll.by}'s roll)` : ""} · ${readLine(roll.read)}`));
+      ` ${SETTLED_BY[roll.source] || roll.source}${roll.by ? ` (${roll.by}'s roll)` : ""} · ${readLine(roll.read)}`));
   } else {
     title.textContent = "No roll yet";
     holder.replaceChildren();

@@ -31,8 +31,8 @@ export function drawLayout(holder, layout, state, { onTap, selectedSeat } = {}) 
     group.append(svg("rect", { x: space.x + 0.3, y: space.y + 0.3, width: space.w - 0.6, height: space.h - 0.6,
       rx: 1, class: `space-box${disabled ? " disabled" : ""}` }));
     const big = space.h >= 14 && space.w >= 14;
-    // Bold capitals are about 0.65 of the font size wide: the label fits its space, never wider.
-    const size = Math.min(big ? 3.4 : 2.3, (space.w - 1.5) / (0.65 * space.label.length), space.h * 0.42);
+    // Bold capitals are about 0.75 of the font size wide: the label fits its space, never wider.
+    const size = Math.min(big ? 3.4 : 2.3, (space.w - 1.5) / (0.75 * space.label.length), space.h * 0.42);
     group.append(svg("text", { x: space.x + space.w / 2, y: space.y + (big ? space.h / 2 : space.h / 2 + 0.8),
       class: "space-label", "text-anchor": "middle", "font-size": size.toFixed(2) }, space.label));
     if (space.h >= 10) {

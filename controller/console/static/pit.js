@@ -2,7 +2,9 @@
 // seat's results this session, the camera's and the display's health, the rates of each read
 // status, the journal's verify status and head hash, and the alerts.
 
-import { annotatedFrame, betName, diceRow, el, header, live, money, post, readLine, requireSession } from "./common.js";
+import {
+  SETTLED_BY, annotatedFrame, betName, diceRow, el, header, live, money, post, readLine, requireSession,
+} from "./common.js";
 
 function table(rows, head) {
   return el("table", {}, el("thead", {}, el("tr", {}, head.map((h) => el("th", {}, h)))),
@@ -55,7 +57,8 @@ function render(state) {
   document.getElementById("rolls").replaceChildren(...state.last_rolls.map((roll) => el("div", { class: "roll-card" },
     annotatedFrame(roll.read, "frame small"),
     el("div", {}, el("strong", {}, `#${roll.seq} `), diceRow(roll.dice, 20), ` = ${roll.total}`,
-      el("div", { class: "quiet" }, `${roll.source}${roll.by ? ` · ${roll.by}` : ""} · ${readLine(roll.read)}`),
+      el("div", { class: "quiet" }, `${SETTLED_BY[roll.source] || roll.source}${roll.by ? ` · ${roll.by}'s roll` : ""}`),
+      el("div", { class: "quiet" }, readLine(roll.read)),
       roll.users.length ? el("div", { class: "quiet" }, `console: ${roll.users.join(", ")}`) : "",
       el("ul", { class: "settled" }, roll.pay.flatMap((group) => group.lines.map((line) =>
         el("li", { class: line.result }, line.text))))))));
