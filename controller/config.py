@@ -443,10 +443,18 @@ def console_warnings(config: Config) -> list[str]:
         users = read_users(settings.users)
     except UsersError as exc:
         return [f"console: {exc}: nobody can log in until it is mended"]
+    found = []
     if not users:
-        return [f"console: no users in {settings.users} yet: nobody can log in until one is added "
-                "(dicetable user --config FILE add NAME --role dealer)"]
-    return []
+        found.append(f"console: no users in {settings.users} yet: nobody can log in until one is added "
+                     "(dicetable user --config FILE add NAME --role dealer)")
+    if settings.tls:
+        from controller.web.serve import tls_context
+
+        try:
+            tls_context(settings.certificate, settings.key)
+        except ValueError as exc:  # unreadable by this user, not PEM, a key of another certificate
+            found.append(f"console: {exc}: the table would run without its console")
+    return found
 
 
 def load_users_path(path: Path | str) -> Path:

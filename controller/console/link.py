@@ -39,8 +39,10 @@ log = logging.getLogger(__name__)
 
 #: The journal's ``via`` of an input from the console (``stream`` is an event stream's).
 CONSOLE = "console"
-#: Rolls kept for the pages (the board shows them all, the dealer the last few).
+#: Rolls kept for the board (their dice), and of them those the dealer's and the pit's pages get in
+#: full (frame, read, pay list): the state is sent again at every step, so it stays small.
 KEEP_ROLLS = 20
+SHOWN_ROLLS = 8
 #: Journal rows read back at the start for the last rolls (a roll is ten to thirty rows).
 TAIL_ROWS = 3000
 #: How long a request waits for the table to take it before it is withdrawn (and never applied).
@@ -141,7 +143,7 @@ class TableLink:
         controller = self.controller
         data = table_json(self.state, display=display_phase(self.state, controller.camera_lost,
                                                               motor_failed=controller.motor_failed),
-                          last_rolls=list(self.rolls), read=self.read)
+                          last_rolls=list(self.rolls)[:SHOWN_ROLLS], read=self.read)
         reads = {status: self.reads.get(status, 0) for status in ("ok", "uncertain", "no_read")}
         total = sum(reads.values())
         data.update({

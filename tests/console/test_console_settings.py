@@ -116,3 +116,12 @@ def test_the_users_file_beside_a_configuration_may_be_named_in_it(tmp_path, caps
     monkeypatch.setattr(sys, "stdin", io.StringIO("long-enough\n"))
     assert main(["user", "--config", config, "add", "dana", "--role", "pit"]) == 0
     assert list(read_users(tmp_path / "console-users")) == ["dana"]
+
+
+def test_run_check_says_when_the_certificate_will_not_load(tmp_path, capsys):
+    (tmp_path / "cert.pem").write_text("not a certificate")
+    (tmp_path / "key.pem").write_text("not a key")
+    config = _config(tmp_path, 'listen = "0.0.0.0:8443"\ncertificate = "cert.pem"\nkey = "key.pem"')
+    assert main(["run", "--config", config, "--check"]) == 0
+    out = capsys.readouterr().out
+    assert "warning: console: cannot load the certificate" in out and "would run without its console" in out
