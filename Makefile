@@ -41,6 +41,7 @@ screenshots: $(STAMP) chromium
 lint: $(LINT_STAMP)
 	$(BIN)/lint-imports
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 clean:
 	rm -rf $(VENV) var build *.egg-info

@@ -48,9 +48,10 @@ def crapssim_strategy(spec: BetSpec, dollars: float):
         return cs.AddIfPointOn(cb.Come(dollars))
     if spec.bet == "dont_come":
         return cs.AddIfPointOn(cb.DontCome(dollars))
-    if spec.bet == "place":
-        return cs.BetPlace({int(spec.number): dollars}, skip_point=True)
-    if spec.bet == "hard":
+    if spec.bet in ("place", "hard"):
+        assert spec.number is not None  # the catalogue gives both a number
+        if spec.bet == "place":
+            return cs.BetPlace({int(spec.number): dollars}, skip_point=True)
         return cs.AddIfNotBet(cb.HardWay(int(spec.number), dollars))
     return cs.AddIfNotBet(simple[spec.bet](dollars))
 

@@ -351,7 +351,7 @@ def serve(
     """
     interval = notifier.watchdog_interval()
     tick = min(tick, interval) if interval else tick
-    last_status, failing = "", set()
+    last_status, failing = "", set[str]()
     while not stop.is_set():
         left = controller.notice_left()
         try:

@@ -60,6 +60,8 @@ def audit(journal: Journal) -> AuditReport:
     header = entries[0].event
     game = header.get("game")
     try:
+        if not isinstance(game, str):
+            raise ValueError(f"unknown game {game!r}")
         state = new_game(game, TableConfig.from_dict(header.get("rules", {})))
     except (ConfigError, ValueError) as exc:
         return AuditReport(False, game, 0, 0, 0, row=1, reason=f"the table header cannot be replayed: {exc}")

@@ -21,12 +21,13 @@ import time
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Literal
 
 import cv2
 import numpy as np
 
 from controller.config import Config
+from controller.rules import DICE
 from vision.model import Calibration, DiceRead
 from vision.reader import read_dice
 from vision.settle import SettleConfig, SettleDetector, Settled, Unsettled
@@ -34,8 +35,8 @@ from vision.sources import BrokenFrame, EndOfStream, Frame, FrameSource, Generat
 
 log = logging.getLogger(__name__)
 
-DICE = {"craps": 2, "hazard": 3, "bang": 2}
-SETTING = {"craps": "rail", "bang": "rail", "hazard": "cage"}
+#: Where each game's dice come to rest: on the felt inside the rail, or in the hazard cage's dish.
+SETTING: dict[str, Literal["rail", "cage"]] = {"craps": "rail", "bang": "rail", "hazard": "cage"}
 #: Why a read of dice that lay still when the camera began to watch waits for the dealer.
 AT_REST_REASON = "the dice lay still when the camera began to watch (a restart): confirm they are this roll's"
 

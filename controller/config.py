@@ -21,6 +21,7 @@ from __future__ import annotations
 import copy
 import tomllib
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -168,11 +169,11 @@ def _build_delegated(merged: dict[str, Any], problems: list[tuple[str, str]]) ->
     built: dict[str, Any] = {}
     for section, build, error_type in (
         ("rules", TableConfig.from_dict, RulesConfigError),
-        ("pins", PinMap.from_dict, GpioConfigError),
-        ("gpio", GpioSettings.from_dict, GpioConfigError),
+        ("pins", partial(PinMap.from_dict, where="pins"), GpioConfigError),
+        ("gpio", partial(GpioSettings.from_dict, where="gpio"), GpioConfigError),
     ):
         try:
-            built[section] = build(merged[section]) if section == "rules" else build(merged[section], where=section)
+            built[section] = build(merged[section])
         except error_type as exc:
             problems += [(f"rules.{key}" if section == "rules" else key, message) for key, message in exc.problems]
     if "rules" in built and merged["table"]["game"] in GAMES:
@@ -476,7 +477,7 @@ def load_state_dir(path: Path | str) -> Path:
     path = Path(path)
     table = _read_toml(path).get("table", {})
     state_dir = table.get("state_dir", DEFAULTS["table"]["state_dir"]) if isinstance(table, dict) else None
-    if _non_empty_string(state_dir):
+    if not isinstance(state_dir, str) or not state_dir:
         raise ConfigError(str(path), [("table.state_dir", f"must be a non-empty string (got {state_dir!r})")])
     folder = Path(state_dir)
     return folder if folder.is_absolute() else path.parent / folder

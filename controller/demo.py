@@ -214,6 +214,7 @@ class DemoTable:
         self.controller.submit(read)
         if self.state.phase is Phase.PENDING:
             pending = self.state.pending
+            assert pending is not None  # the pending phase holds the read it waits on
             if pending.confirmable(self.state.dice_count) and sorted(pending.dice) == sorted(values):
                 print("    dealer: the read is right -> CONFIRM", file=self.out)
                 self.press("confirm")

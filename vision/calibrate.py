@@ -90,7 +90,7 @@ class DieBlob:
     """One die found in a calibration frame: its rotated box, side and body colour."""
 
     box: tuple[int, int, int, int]
-    rect: tuple[tuple[float, float], tuple[float, float], float]  # cv2.minAreaRect
+    rect: tuple[Sequence[float], Sequence[float], float]  # cv2.minAreaRect: centre, size, angle
     side: float
     hsv: tuple[int, int, int]
     alone: bool  # square enough to be a single die (not two touching)
@@ -159,7 +159,7 @@ def landing_mask(empty: np.ndarray, margin_px: int | None = None) -> tuple[np.nd
         like = hue_distance(hsv[:, :, 0], felt[0]) <= 14
         like &= hsv[:, :, 1] >= felt[1] * 0.45
         like &= (hsv[:, :, 2] >= felt[2] * 0.35) & (hsv[:, :, 2] <= min(255, felt[2] * 2.2 + 10))
-    m = like.astype(np.uint8) * 255
+    m: np.ndarray = like.astype(np.uint8) * 255
     k = max(3, (min(h, w) // 40) | 1)
     m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     m = cv2.morphologyEx(m, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
@@ -229,7 +229,7 @@ def find_dice(frame: np.ndarray, empty: np.ndarray, mask: np.ndarray, felt_hsv: 
             continue
         aspect = max(rw, rh) / min(rw, rh)
         fill = area / (rw * rh)
-        region = np.zeros((h, w), np.uint8)
+        region: np.ndarray = np.zeros((h, w), np.uint8)
         cv2.drawContours(region, [c], -1, 255, -1)
         region = cv2.erode(region, np.ones((3, 3), np.uint8))
         pixels = hsv[region > 0]
@@ -269,11 +269,11 @@ def changed_away_from_dice(frame: np.ndarray, empty: np.ndarray, mask: np.ndarra
     """
     cfg = SettleConfig()
     h, w = mask.shape
-    dice = np.zeros((h, w), np.uint8)
-    for b in blobs:
-        (rw, rh) = b.rect[1]
+    dice: np.ndarray = np.zeros((h, w), np.uint8)
+    for blob in blobs:
+        (rw, rh) = blob.rect[1]
         if rw * rh <= MAX_CLUSTER_DICE * die_px * die_px:
-            cv2.fillPoly(dice, [cv2.boxPoints(b.rect).round().astype(np.int32)], 255)
+            cv2.fillPoly(dice, [cv2.boxPoints(blob.rect).round().astype(np.int32)], 255)
     grow = int(die_px / 2) * 2 + 1
     dice = cv2.dilate(dice, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (grow, grow)))
     size = (max(1, w // cfg.scale), max(1, h // cfg.scale))
@@ -301,8 +301,8 @@ def _check_unchanged(dice_frames: Sequence[np.ndarray], per_frame: list[list[Die
     cfg = SettleConfig()
     die = die_px or mask.shape[1] / 12.0  # the detector's own guess without a die size
     allowed = cfg.empty_area * (die / cfg.scale) ** 2
-    watched = max(1, np.count_nonzero(cv2.resize(mask, (mask.shape[1] // cfg.scale, mask.shape[0] // cfg.scale),
-                                                 interpolation=cv2.INTER_AREA) > 127))
+    watched = max(1, int(np.count_nonzero(cv2.resize(mask, (mask.shape[1] // cfg.scale, mask.shape[0] // cfg.scale),
+                                                     interpolation=cv2.INTER_AREA) > 127)))
     for i in indices:
         changed = changed_away_from_dice(dice_frames[i], empty, mask, per_frame[i], die)
         if changed > allowed:
@@ -451,7 +451,7 @@ def check_image(result: CalibrationResult) -> np.ndarray:
         cv2.putText(out, text, org, cv2.FONT_HERSHEY_SIMPLEX, 0.5, (255, 255, 255), 1, cv2.LINE_AA)
     x = 8
     for hsv in ([cal.felt_hsv] if cal.felt_hsv else []) + list(cal.dice_hsv):
-        swatch = cv2.cvtColor(np.uint8([[hsv]]), cv2.COLOR_HSV2BGR)[0, 0].tolist()
+        swatch = cv2.cvtColor(np.array([[hsv]], np.uint8), cv2.COLOR_HSV2BGR)[0, 0].tolist()
         y0 = 18 * len(lines) + 8
         cv2.rectangle(out, (x, y0), (x + 24, y0 + 16), swatch, -1)
         cv2.rectangle(out, (x, y0), (x + 24, y0 + 16), (255, 255, 255), 1)

@@ -163,6 +163,21 @@ class Unsettled:
 class SettleDetector:
     """Feed every frame to :meth:`feed`; act on the :class:`Settled` / :class:`Unsettled` it returns."""
 
+    # What the detector knows of the stream, reset by _reset_stream() at every new one.
+    _prev: np.ndarray | None
+    _anchor: np.ndarray | None
+    _anchor_index: int
+    _still: int
+    _moving: bool
+    _motion_run: int
+    _run_start: int | None  # first frame of the latest run of motion
+    _motion_since_arm: bool
+    _motion_start: int | None
+    _timed_out: bool
+    _next_index: int
+    _seen_motion: bool
+    _empty: np.ndarray | None
+
     def __init__(self, config: SettleConfig | None = None, landing_mask: np.ndarray | None = None, empty: np.ndarray | None = None) -> None:
         self.config = config or SettleConfig()
         if self.config.mode not in ("rail", "cage"):
@@ -271,7 +286,7 @@ class SettleDetector:
             self._motion_start = frame.index - self._motion_run + 1
         return self._check_timeout(frame)
 
-    def _on_still(self, frame: Frame, small: np.ndarray) -> Settled | None:
+    def _on_still(self, frame: Frame, small: np.ndarray) -> Settled | Unsettled | None:
         cfg = self.config
         if cfg.mode == "rail" and self._empty is None and not self._seen_motion:
             self._empty = small.astype(np.float32)
@@ -321,19 +336,19 @@ class SettleDetector:
     # --- helpers ----------------------------------------------------------------
 
     def _reset_stream(self) -> None:
-        self._prev: np.ndarray | None = None
-        self._anchor: np.ndarray | None = None
+        self._prev = None
+        self._anchor = None
         self._anchor_index = 0
         self._still = 0
         self._moving = False
         self._motion_run = 0
-        self._run_start: int | None = None  # first frame of the latest run of motion
+        self._run_start = None
         self._motion_since_arm = False
-        self._motion_start: int | None = None
+        self._motion_start = None
         self._timed_out = False
         self._next_index = 0
         self._seen_motion = False
-        self._empty: np.ndarray | None = None
+        self._empty = None
 
     def _start(self, shape: tuple[int, int]) -> None:
         cfg = self.config
@@ -387,7 +402,8 @@ class SettleDetector:
         overall, per colour channel (a USB camera's own exposure, a lamp's colour),
         then row by row where the rows are lit unevenly (:meth:`_row_light`)."""
         ma, mb = cv2.mean(a, self._mask_u8), cv2.mean(b, self._mask_u8)
-        b = cv2.multiply(b, tuple(x / y if y > 1 else 1.0 for x, y in zip(ma, mb)))
+        gains = tuple(x / y if y > 1 else 1.0 for x, y in zip(ma, mb))
+        b = cv2.multiply(b, gains)  # type: ignore[call-overload]  # a per-channel scalar, which OpenCV's stubs lack
         rows = self._row_light(a, b, threshold)
         if rows is None:
             return b

@@ -148,6 +148,8 @@ class _Rebetter:
         if not bet.is_odds:
             if any(_same_space(o, spec) for o in up):
                 return None
+            # plan() gave a flat bet its stake and checked its number against the catalogue.
+            assert bet.amount is not None and not isinstance(spec.number, str)
             return Bet(self.seat, spec.bet, bet.amount, spec.number)
         on = str(spec.number)
         if any(o.bet == "odds" and o.on == on for o in up):

@@ -154,13 +154,14 @@ def openings(game: str, config: TableConfig | None = None) -> Iterator[tuple[str
     for kind in BET_KINDS[game]:
         for number in kind.numbers:
             if kind.name == "odds":
+                assert number is not None  # odds are made on a point
                 for on in ODDS_BACKS:
                     yield kind.name, number, on, _odds_opening(fresh, seat, on, number, config, outcomes)
                 continue
             amount = largest_stake(config, config.maximum(kind.name, number))
             made = _first_accepting(fresh, Bet(seat, kind.name, amount, number), outcomes,
                                     f"{game} {kind.name}" + ("" if number is None else f" {number}"))
-            yield kind.name, number, None, Opening(made, amount, lambda e, b=kind.name: e.bet == b)
+            yield kind.name, number, None, Opening(made, amount, _settles(kind.name))
 
 
 def _odds_opening(fresh: GameState, seat: str, on: str, number: int, config: TableConfig,
@@ -172,7 +173,12 @@ def _odds_opening(fresh: GameState, seat: str, on: str, number: int, config: Tab
     odds = Bet(seat, "odds", amount, number, on)
     made = _first_accepting(base, odds, outcomes, f"craps odds {number} on {on}",
                             keep=lambda step: not step.effects, where=lambda state: _stands_on(state, on, number))
-    return Opening(made, amount, lambda e: e.bet == "odds")
+    return Opening(made, amount, _settles("odds"))
+
+
+def _settles(bet: str) -> Callable[[Settlement], bool]:
+    """How to recognise the settlement of a ``bet``."""
+    return lambda e: e.bet == bet
 
 
 def _stands_on(state: GameState, on: str, number: int) -> bool:

@@ -15,8 +15,8 @@ GENESIS = "0" * 64
 """The ``prev_hash`` of the first row: there is no row before it."""
 
 
-def canonical_json(event: dict[str, Any]) -> str:
-    """One spelling per event, so the same event always hashes the same."""
+def canonical_json(event: dict[str, Any] | list[Any]) -> str:
+    """One spelling per event (or stored row), so the same event always hashes the same."""
     return json.dumps(event, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections import Counter, deque
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any, Iterator, TypeGuard
 
 from controller.journal.store import INPUT, Journal
 
@@ -240,7 +240,7 @@ def _plain_name(name: str) -> bool:
     return bool(name) and name not in (".", "..") and "/" not in name and "\\" not in name and "\0" not in name
 
 
-def _ints(values: Any, low: int, high: int, count: int | None = None) -> bool:
+def _ints(values: Any, low: int, high: int, count: int | None = None) -> TypeGuard[list[int]]:
     """``values`` is a list of ints in low..high (of ``count`` of them, when given)."""
     if not isinstance(values, list) or (count is not None and len(values) != count):
         return False

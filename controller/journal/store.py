@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Generator, Iterable, Iterator
 
 from controller.journal.chain import GENESIS, canonical_json, entry_hash
 
@@ -412,7 +412,7 @@ class Journal:
             self._tail = (entries[-1].seq, entries[-1].hash)
         return entries
 
-    def raw_rows(self) -> Iterator[tuple[int, str, str, str, str, str]]:
+    def raw_rows(self) -> Generator[tuple[int, str, str, str, str, str], None, None]:
         """Rows exactly as stored (for verification: no parsing can hide a change)."""
         yield from self._rows("SELECT seq, ts, kind, event, prev_hash, hash FROM journal ORDER BY seq")
 

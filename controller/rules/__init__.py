@@ -22,7 +22,8 @@ The whole public interface::
   :class:`MalformedEvent` (a :class:`BetRejected` with ``rule`` None).
 - :func:`open_bets` (state) -> what is on the layout, one :class:`OpenBet` per stake;
   :func:`staked` (state) -> total cents on the layout.
-- :data:`BET_KINDS` game -> every :class:`BetKind` (name, numbers, rule, one_roll).
+- :data:`BET_KINDS` game -> every :class:`BetKind` (name, numbers, rule, one_roll);
+  :data:`DICE` game -> how many dice it throws.
 - :class:`TableConfig` limits and layout options (``from_dict`` / ``to_dict``).
 
 A settled bet leaves the layout; bets that a roll does not decide stay up.
@@ -42,7 +43,8 @@ from controller.rules.records import BetRejected, Effect, MalformedEvent, Return
 
 GameState = Union[craps.CrapsState, hazard.HazardState, bang.BangState]
 GAMES = {"craps": craps, "hazard": hazard, "bang": bang}
-DICE = {"craps": 2, "hazard": 3, "bang": 2}
+DICE = {name: game.DICE for name, game in GAMES.items()}
+"""How many dice each game throws: the one table of it, from each game's module (which cites its paragraph)."""
 
 __all__ = [
     "GAMES", "DICE", "BET_KINDS", "BetKind", "GameState", "Step", "new_game", "apply", "open_bets",

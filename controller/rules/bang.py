@@ -23,6 +23,7 @@ from controller.rules.money import EVEN_MONEY, to_one
 from controller.rules.records import BetRejected, Effect
 
 GAME = "bang"
+DICE = 2  # §4620.15(a)(2)
 OUTSIDE = ("beat_dealer",)
 FIELD_NUMBERS = (2, 3, 4, 9, 10, 11, 12)
 
@@ -94,7 +95,7 @@ def apply(state: BangState, event: Event) -> tuple[BangState, tuple[Effect, ...]
         layout, returned = take_down(state.layout, event, kind)
         return state.with_layout(layout), (returned,)
     if isinstance(event, Roll):
-        check_dice(event.dice, 2, "§4620.15(a)(2)")
+        check_dice(event.dice, DICE, "§4620.15(a)(2)")
         if event.by is not None and event.by != state.roller:
             raise BetRejected(f"the {state.roller} rolls next, not the {event.by}",
                               "§4620.15(c)(3)" if state.roller == "dealer" else "§4620.15(c)(5)")

@@ -142,7 +142,7 @@ class TableConfig:
             else:
                 # TOML holds one form per bet: a whole-bet maximum beside numbers of its own (a
                 # raffle given one number) is written out number by number.
-                numbers = _numbers_of(bet) if None in entries else sorted(entries)
+                numbers = _numbers_of(bet) if None in entries else sorted(n for n in entries if n is not None)
                 limits[bet] = {str(n): self.maximum(bet, n) for n in numbers}
         out: dict[str, Any] = {
             "seats": list(self.seats),

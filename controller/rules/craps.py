@@ -18,6 +18,7 @@ from controller.rules.money import EVEN_MONEY, for_one, to_one
 from controller.rules.records import BetRejected, Effect, Returned, Settlement
 
 GAME = "craps"
+DICE = 2  # §4620.3(a)(2)
 NATURALS = (7, 11)
 CRAPS = (2, 3, 12)
 LINE = ("pass", "dont_pass")
@@ -112,6 +113,7 @@ def _bet(state: CrapsState, event: Bet) -> CrapsState:
         lay = base.bet in WRONG
         rule = ODDS_RULE[base.bet]
         check_amount(event.amount, config, "odds", rule)
+        assert event.number is not None  # _odds_base found a bet on this point
         limit = config.max_odds(lay, event.number, base.amount)
         check_stake(base.odds + event.amount, 1, limit, f"{'lay' if lay else 'take'} odds on {base.bet} {event.number}", rule)
         return state.with_layout(put(state.layout, replace(base, odds=base.odds + event.amount)))
@@ -209,6 +211,7 @@ def outcome(bet: str, number: int | None, dice: tuple[int, ...], point: int | No
         # §4620.3(e)(10): the pair wins; the number "any other way" or a 7 loses.
         if come_out and not config.hardways_work_on_come_out:
             return None
+        assert number is not None  # the catalogue gives every hard way its number
         if is_pair(dice, number // 2, number // 2):
             return HARD[number]
         return "lose" if t in (7, number) else None
@@ -219,7 +222,7 @@ def outcome(bet: str, number: int | None, dice: tuple[int, ...], point: int | No
 
 
 def _roll(state: CrapsState, event: Roll) -> tuple[CrapsState, tuple[Effect, ...]]:
-    check_dice(event.dice, 2, "§4620.3(a)(2)")
+    check_dice(event.dice, DICE, "§4620.3(a)(2)")
     if event.by == "dealer":
         raise BetRejected("in craps the shooter throws the dice", "§4620.3(b)(2)")
     config, point, unit = state.config, state.point, state.config.payout_unit
@@ -243,6 +246,7 @@ def _roll(state: CrapsState, event: Roll) -> tuple[CrapsState, tuple[Effect, ...
                 continue
             effects.append(settle(w.seat, w.bet, w.number, w.amount, flat, unit))
             if w.odds:
+                assert bet_point is not None  # odds stand only behind a bet on its point
                 # Come odds work on the come-out unless the table calls them off; the
                 # others (and all lay odds) always work.
                 working = not (w.bet == "come" and point is None and not config.come_odds_work_on_come_out)

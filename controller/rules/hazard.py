@@ -13,6 +13,7 @@ from controller.rules.money import EVEN_MONEY, for_one, to_one
 from controller.rules.records import BetRejected, Effect
 
 GAME = "hazard"
+DICE = 3  # §4620.12(a)(2)
 
 # §4620.12(c)(6): the numbers bet, "X-for-1".
 NUMBER_PAYS_FOR_ONE = {4: 60, 5: 30, 6: 18, 7: 12, 8: 8, 9: 6, 10: 6, 11: 6,
@@ -76,7 +77,7 @@ def apply(state: HazardState, event: Event) -> tuple[HazardState, tuple[Effect, 
         layout, returned = take_down(state.layout, event, kind)
         return state.with_layout(layout), (returned,)
     if isinstance(event, Roll):
-        check_dice(event.dice, 3, "§4620.12(a)(2)")
+        check_dice(event.dice, DICE, "§4620.12(a)(2)")
         if event.by is not None:
             raise BetRejected("hazard has no dealer's or shooter's roll: the dealer tumbles the cage", "§4620.12(b)")
         effects = tuple(

@@ -308,13 +308,12 @@ class DisplayLink:
         while not self._stop.is_set():
             with self._cond:
                 desired, payload, tag = self._desired, self._desired_payload, self._desired_tag
-            needs_state = (
+            if (  # the display needs the state
                 desired is not None
                 and (self._device_tag != tag or payload != self._confirmed_payload)
                 and payload != self._rejected_payload
                 and self._clock() >= self._resend_after
-            )
-            if needs_state:
+            ):
                 reply = self._transact(messages.STATE, payload)
                 if reply is None:
                     return

@@ -96,8 +96,11 @@ class StandIn:
         poll_interval: float = 0.02,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self._tmpdir = None if port else tempfile.mkdtemp(prefix="dicetable-display-")
-        self.port = port or os.path.join(self._tmpdir, "display")
+        self._tmpdir: str | None = None
+        if not port:
+            self._tmpdir = tempfile.mkdtemp(prefix="dicetable-display-")
+            port = os.path.join(self._tmpdir, "display")
+        self.port = port
         self.faults = faults or LineFaults()
         self.muted = False
         self._poll_interval = poll_interval

@@ -128,6 +128,7 @@ def test_the_first_row_that_differs_is_named(tmp_path, capsys, rows, row, journa
 @pytest.mark.parametrize("first, says", [
     ({"event": "lock"}, "not a table header"),
     ({"event": "table", "game": "poker", "rules": {}}, "unknown game"),
+    ({"event": "table", "game": ["craps"], "rules": {}}, "unknown game"),
     ({"event": "table", "game": "craps", "rules": {"min_bet": "ten"}}, "min_bet"),
 ])
 def test_a_journal_without_a_usable_header_is_refused_not_guessed(tmp_path, first, says):

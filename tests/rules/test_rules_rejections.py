@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from controller.rules import (Bet, BetRejected, MalformedEvent, Roll, TableConfig, apply, new_game, open_bets,
-                              parse_event)
+from controller.rules import (DICE, GAMES, Bet, BetRejected, MalformedEvent, Roll, TableConfig, apply, new_game,
+                              open_bets, parse_event)
 from rules_helpers import bet, play, refused, remove, roll
 
 
@@ -208,6 +208,14 @@ def test_events_round_trip_through_json():
 def test_fields_the_rules_do_not_know_are_ignored():
     event = parse_event({"event": "roll", "dice": [3, 4], "confidence": 0.97, "frame": "x.png"})
     assert event == parse_event(roll(3, 4))
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_dice_table_is_what_each_game_throws(game):
+    """``DICE`` is the one table of dice per game: a roll of that many dice is thrown, one more is refused."""
+    apply(new_game(game), Roll((1,) * DICE[game]))
+    with pytest.raises(BetRejected, match=f"throws {DICE[game]} dice"):
+        apply(new_game(game), Roll((1,) * (DICE[game] + 1)))
 
 
 def test_unknown_game():

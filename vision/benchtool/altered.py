@@ -65,16 +65,18 @@ def rescale(image: np.ndarray, dice: tuple[LabelledDie, ...], factor: float) -> 
         small = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_AREA)
         x0, y0 = (w - nw) // 2, (h - nh) // 2
         out = cv2.copyMakeBorder(small, y0, h - nh - y0, x0, w - nw - x0, cv2.BORDER_REPLICATE)
-        moved = [LabelledDie(d.value, (d.cx * nw + x0) / w, (d.cy * nh + y0) / h, d.w * factor, d.h * factor)
-                 for d in dice]
+        moved = [LabelledDie(d.value, (cx * nw + x0) / w, (cy * nh + y0) / h, dw * factor, dh * factor)
+                 for d in dice for cx, cy, dw, dh in [d.box]]
         return out, moved
     cw, ch = w / factor, h / factor  # the part of the photo kept, in its pixels
-    mx, my = np.mean([d.cx for d in dice]) * w, np.mean([d.cy for d in dice]) * h
+    mx, my = np.mean([d.box[0] for d in dice]) * w, np.mean([d.box[1] for d in dice]) * h
     x0, y0 = float(np.clip(mx - cw / 2, 0, w - cw)), float(np.clip(my - ch / 2, 0, h - ch))
-    moved = [LabelledDie(d.value, (d.cx * w - x0) / cw, (d.cy * h - y0) / ch, d.w * factor, d.h * factor) for d in dice]
-    if any(d.cx - d.w / 2 < 0 or d.cy - d.h / 2 < 0 or d.cx + d.w / 2 > 1 or d.cy + d.h / 2 > 1 for d in moved):
+    moved = [LabelledDie(d.value, (cx * w - x0) / cw, (cy * h - y0) / ch, dw * factor, dh * factor)
+             for d in dice for cx, cy, dw, dh in [d.box]]
+    if any(cx - dw / 2 < 0 or cy - dh / 2 < 0 or cx + dw / 2 > 1 or cy + dh / 2 > 1
+           for cx, cy, dw, dh in (d.box for d in moved)):
         return None
-    m = np.float32([[factor, 0, -x0 * factor], [0, factor, -y0 * factor]])
+    m = np.array([[factor, 0, -x0 * factor], [0, factor, -y0 * factor]], np.float32)
     return cv2.warpAffine(image, m, (w, h), flags=cv2.INTER_LINEAR), moved
 
 
@@ -85,10 +87,10 @@ def reorient(image: np.ndarray, dice: Sequence[LabelledDie], turn: int,
     out, moved = image, list(dice)
     if mirror:
         out = cv2.flip(out, 1)
-        moved = [LabelledDie(d.value, 1 - d.cx, d.cy, d.w, d.h) for d in moved]
+        moved = [LabelledDie(d.value, 1 - cx, cy, dw, dh) for d in moved for cx, cy, dw, dh in [d.box]]
     for _ in range(turn // 90):  # a quarter turn clockwise: (x, y) -> (1 - y, x)
         out = cv2.rotate(out, cv2.ROTATE_90_CLOCKWISE)
-        moved = [LabelledDie(d.value, 1 - d.cy, d.cx, d.h, d.w) for d in moved]
+        moved = [LabelledDie(d.value, 1 - cy, cx, dh, dw) for d in moved for cx, cy, dw, dh in [d.box]]
     return out, moved
 
 
@@ -116,27 +118,28 @@ def close_ups(image: np.ndarray, dice: tuple[LabelledDie, ...], fill: float) -> 
     fw, fh = CLOSE_UP_FRAME
     out = []
     for d in dice:
-        ch = round(max(d.w * w, d.h * h) / fill)
+        cx, cy, dw, dh = d.box
+        ch = round(max(dw * w, dh * h) / fill)
         cw = round(ch * fw / fh)
         if cw > w or ch > h:
             continue
-        x0 = int(np.clip(round(d.cx * w - cw / 2), 0, w - cw))
-        y0 = int(np.clip(round(d.cy * h - ch / 2), 0, h - ch))
+        x0 = int(np.clip(round(cx * w - cw / 2), 0, w - cw))
+        y0 = int(np.clip(round(cy * h - ch / 2), 0, h - ch))
         if any(o is not d and _overlaps(o, w, h, (x0, y0, cw, ch)) for o in dice):
             continue
         shrink = ch > fh
         frame = cv2.resize(image[y0:y0 + ch, x0:x0 + cw], (fw, fh),
                            interpolation=cv2.INTER_AREA if shrink else cv2.INTER_LINEAR)
-        out.append((frame, LabelledDie(d.value, (d.cx * w - x0) / cw, (d.cy * h - y0) / ch,
-                                       d.w * w / cw, d.h * h / ch)))
+        out.append((frame, LabelledDie(d.value, (cx * w - x0) / cw, (cy * h - y0) / ch, dw * w / cw, dh * h / ch)))
     return out
 
 
 def _overlaps(d: LabelledDie, w: int, h: int, window: tuple[float, float, float, float]) -> bool:
     """Whether any part of the labelled die (in a photo ``w`` x ``h``) lies in ``window`` (x, y, width, height, px)."""
     x, y, ww, wh = window
-    return ((d.cx - d.w / 2) * w < x + ww and (d.cx + d.w / 2) * w > x
-            and (d.cy - d.h / 2) * h < y + wh and (d.cy + d.h / 2) * h > y)
+    cx, cy, dw, dh = d.box
+    return ((cx - dw / 2) * w < x + ww and (cx + dw / 2) * w > x
+            and (cy - dh / 2) * h < y + wh and (cy + dh / 2) * h > y)
 
 
 @dataclass(frozen=True)
@@ -170,7 +173,9 @@ def retouch(image: np.ndarray, how: Alteration, rng: np.random.Generator) -> np.
     if how.noise > 0:
         out = np.clip(out + rng.normal(0.0, how.noise, out.shape), 0, 255).astype(np.uint8)
     if how.jpeg is not None:
-        out = cv2.imdecode(cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, how.jpeg])[1], cv2.IMREAD_COLOR)
+        decoded = cv2.imdecode(cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, how.jpeg])[1], cv2.IMREAD_COLOR)
+        assert decoded is not None  # a JPEG just encoded
+        out = decoded
     return out
 
 

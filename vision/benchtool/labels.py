@@ -67,6 +67,13 @@ class LabelledDie:
     w: float | None = None
     h: float | None = None
 
+    @property
+    def box(self) -> tuple[float, float, float, float]:
+        """``(cx, cy, w, h)`` of a die labelled with its position; a ValueError for one known only by its value."""
+        if self.cx is None or self.cy is None or self.w is None or self.h is None:
+            raise ValueError(f"the die showing {self.value} is labelled without its position")
+        return self.cx, self.cy, self.w, self.h
+
 
 @dataclass(frozen=True)
 class LabelledImage:

@@ -75,8 +75,9 @@ def annotate(frame: np.ndarray, result: ImageResult) -> np.ndarray:
     t = max(1, round(max(w, h) / 500))
     if item.positional:
         for d in item.dice:
-            x0, y0 = int((d.cx - d.w / 2) * w), int((d.cy - d.h / 2) * h)
-            x1, y1 = int((d.cx + d.w / 2) * w), int((d.cy + d.h / 2) * h)
+            cx, cy, dw, dh = d.box
+            x0, y0 = int((cx - dw / 2) * w), int((cy - dh / 2) * h)
+            x1, y1 = int((cx + dw / 2) * w), int((cy + dh / 2) * h)
             cv2.rectangle(img, (x0, y0), (x1, y1), (255, 128, 0), t)
             cv2.putText(img, str(d.value), (x0, max(0, y0 - 3)), cv2.FONT_HERSHEY_SIMPLEX, 0.4 * t, (255, 128, 0), t)
     for ri, die in enumerate(read.dice):

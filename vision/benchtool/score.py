@@ -55,8 +55,9 @@ def score(item: LabelledImage, read: DiceRead, width: int, height: int) -> Image
 
     options = []
     for li, d in enumerate(item.dice):
-        lx, ly = d.cx * width, d.cy * height
-        lside = max(d.w * width, d.h * height)
+        cx, cy, dw, dh = d.box
+        lx, ly = cx * width, cy * height
+        lside = max(dw * width, dh * height)
         for ri, r in enumerate(read.dice):
             x, y, w, h = r.box
             rx, ry = x + w / 2, y + h / 2

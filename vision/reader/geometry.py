@@ -74,6 +74,6 @@ def to_blob(images: list[np.ndarray]) -> np.ndarray:
     the values stay exact), and the division by 255 in place is numpy's
     float32 one: the values of stacking, converting, dividing and transposing
     in numpy, bit for bit, in two passes over the pixels instead of five."""
-    blob = cv2.dnn.blobFromImages(images)
+    blob: np.ndarray = cv2.dnn.blobFromImages(images)
     blob /= np.float32(255.0)
     return blob

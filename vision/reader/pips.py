@@ -103,7 +103,7 @@ class PipCount(NamedTuple):
     """The counter's opinion: ``count`` 1..6 (0 = no clear count) and whether a
     light blob in the middle of the face looks unlike the others (a highlight?)."""
 
-    count: int
+    count: int  # type: ignore[assignment]  # the field hides tuple.count, which nothing here calls
     highlight: bool = False
 
 

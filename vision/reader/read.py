@@ -125,8 +125,9 @@ def first_look(frame: np.ndarray, nets: DiceNets, cands: list[Candidate], expect
     straight = [G.crop_die(frame, c.cx, c.cy, c.side) for c in cands]
     first = nets.classify(G.to_blob(straight))
     likely = [i for i in range(len(cands)) if first[i][0] < SECOND_LOOK]
-    second = nets.classify(G.to_blob([G.crop_die(frame, cands[i].cx, cands[i].cy, cands[i].side, SECOND_VIEW_DEG)
-                                      for i in likely]), second=True) if likely else []
+    second: np.ndarray | list[np.ndarray] = nets.classify(
+        G.to_blob([G.crop_die(frame, cands[i].cx, cands[i].cy, cands[i].side, SECOND_VIEW_DEG) for i in likely]),
+        second=True) if likely else []
     turned = dict(zip(likely, second))
     evidence, views, counts, dice = [], [], [], []
     for i, c in enumerate(cands):
@@ -169,8 +170,9 @@ def second_look(frame: np.ndarray, nets: DiceNets, look: Look, which: list[int])
                                           for i in which for deg in MORE_VIEWS_DEG[net]]), second=net)
             for net in (False, True)}
     for k, i in enumerate(which):
-        e = out[i]
-        a0, b0 = look.views[i]
+        e, views = out[i], look.views[i]
+        assert views is not None  # ``which`` keeps the places both networks looked at
+        a0, b0 = views
         a = (a0 + more[False][k * n:(k + 1) * n].sum(axis=0)) / (n + 1)
         b = (b0 + more[True][k * n:(k + 1) * n].sum(axis=0)) / (n + 1)
         probs, agree = (a + b) / 2, face(a) == face(b)
@@ -271,7 +273,7 @@ def _as_close_up(frame: np.ndarray, nets: DiceNets, expect: int | None, mask: np
     evidence = [replace(e, gainsaid=True) if _gainsaid(e, seen_dice) else e
                 for e in _evidence(frame, nets, cands, expect)]
     close = judge(evidence, expect, frame.shape, mask, None)
-    squares = [(x + w / 2, y + h / 2, w) for x, y, w, h in (d.box for d in close.dice)]
+    squares: list[tuple[float, float, float]] = [(x + w / 2, y + h / 2, w) for x, y, w, h in (d.box for d in close.dice)]
     if (close.status is ReadStatus.OK and all(any(_covers(*sq, e) for sq in squares) for e in seen_dice)
             and not any(_merges(sq, seen_dice) for sq in squares)):
         otherwise = (_read_otherwise(close.values, squares, seen_dice)

@@ -234,13 +234,14 @@ def draw_die(
     roi = canvas[ry0:ry1, rx0:rx1].astype(np.float32)
     a = alpha.astype(np.float32) * np.float32(1.0 / 255.0)
     # Shadow: the die's silhouette shifted away from the light, softened.
-    m = np.float32([[1, 0, shadow_off[0]], [0, 1, shadow_off[1]]])
+    m = np.array([[1, 0, shadow_off[0]], [0, 1, shadow_off[1]]], np.float32)
     shadow = cv2.warpAffine(a, m, (rw, rh))
     k = max(3, int(size * 0.18) | 1)
     shadow = cv2.GaussianBlur(shadow, (k, k), 0)
     roi *= cv2.merge([1.0 - 0.45 * shadow] * 3)
     t = float(look.translucency)
-    body_px = colour.astype(np.float32) * (1 - t) + cv2.multiply(roi, (0.25 * t, 0.25 * t, 0.95 * t, 0.0))
+    scalar = (0.25 * t, 0.25 * t, 0.95 * t, 0.0)
+    body_px = colour.astype(np.float32) * (1 - t) + cv2.multiply(roi, scalar)  # type: ignore[call-overload]  # a per-channel scalar, which OpenCV's stubs lack
     a3 = cv2.merge([a, a, a])
     if glare > 0:
         top = max(faces, key=lambda f: f[2])

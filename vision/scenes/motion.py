@@ -147,7 +147,7 @@ def _spin(rng, table: Table, final: tuple[DieState, ...], rest_frames: int, star
 def _assemble(paths: list[list[DieState | None]], total: int, rest_frames: int) -> list[SceneState]:
     states = []
     for k in range(total):
-        dice = tuple(p[k] for p in paths if p[k] is not None)
+        dice = tuple(d for d in (p[k] for p in paths) if d is not None)
         moving = any(p[k] is not p[-1] for p in paths)
         states.append(SceneState(dice=dice, moving=moving))
     return states

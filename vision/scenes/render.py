@@ -126,7 +126,8 @@ class SceneRenderer:
         """
         last, clean, last_label = self._last
         if glare is None and last is not None and _same_scene(last, state):
-            return self._camera(clean), replace(last_label, moving=state.moving)  # type: ignore[arg-type]
+            assert clean is not None and last_label is not None  # drawn together with ``last``
+            return self._camera(clean), replace(last_label, moving=state.moving)
         clean, label = self._draw(state, glare)
         if glare is None:
             self._last = (state, clean, label)
@@ -181,7 +182,9 @@ class SceneRenderer:
             img = img.copy()  # never hand out the cached drawing itself
         if cam.jpeg_quality:
             ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(cam.jpeg_quality)])
-            img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+            decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+            assert decoded is not None  # a JPEG just encoded
+            img = decoded
         return img
 
 
@@ -233,7 +236,7 @@ def draw_hand(img: np.ndarray, hand: Hand, die_size: float) -> None:
         return
     f = 3.0
     sw, sh = max(1, int(np.ceil((x1 - x0) / f))), max(1, int(np.ceil((y1 - y0) / f)))
-    small = np.zeros((sh, sw), np.uint8)  # OpenCV smooths edges on 8-bit images only
+    small: np.ndarray = np.zeros((sh, sw), np.uint8)  # OpenCV smooths edges on 8-bit images only
     org = np.array([x0, y0], float)
 
     def at(p: np.ndarray) -> tuple[int, int]:
@@ -244,10 +247,10 @@ def draw_hand(img: np.ndarray, hand: Hand, die_size: float) -> None:
         cv2.line(small, at(a), at(b), 255, max(1, int(t / f)), cv2.LINE_AA, 4)
     cv2.ellipse(small, at(palm), (int(s * 1.35 / f * 16), int(s * 1.2 / f * 16)), float(np.degrees(hand.angle)), 0, 360, 255, -1, cv2.LINE_AA, 4)
     small = small.astype(np.float32) * np.float32(1 / 255)
-    shift = np.float32([[1, 0, s * 0.3 / f], [0, 1, s * 0.5 / f]])
+    shift = np.array([[1, 0, s * 0.3 / f], [0, 1, s * 0.5 / f]], np.float32)
     shadow = cv2.GaussianBlur(cv2.warpAffine(small, shift, (sw, sh)), (0, 0), s * 0.4 / f)
     shade = cv2.GaussianBlur(small, (0, 0), s * 0.3 / f)  # rounder, darker towards the edges
-    skin = cv2.convertScaleAbs(cv2.multiply(cv2.merge([0.7 + 0.4 * shade] * 3), (120.0, 150.0, 200.0, 0.0)))
+    skin = cv2.convertScaleAbs(cv2.multiply(cv2.merge([0.7 + 0.4 * shade] * 3), (120.0, 150.0, 200.0, 0.0)))  # type: ignore[call-overload]  # a per-channel scalar, which OpenCV's stubs lack
     # Back to full size and blended with per-pixel weights: one pass each, in 8 bits.
     size = (x1 - x0, y1 - y0)
     a = cv2.resize(small, size, interpolation=cv2.INTER_LINEAR)
@@ -384,15 +387,15 @@ def tilted(image: np.ndarray, label: SceneLabel, tilt: float) -> tuple[np.ndarra
     """
     h, w = image.shape[:2]
     dx = w * 0.25 * np.sin(tilt)
-    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
-    dst = np.float32([[dx, 0], [w - dx, 0], [w, h], [0, h]])
+    src = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    dst = np.array([[dx, 0], [w - dx, 0], [w, h], [0, h]], np.float32)
     crop = np.array([[w / (w - 2 * dx), 0, -dx * w / (w - 2 * dx)], [0, 1, 0], [0, 0, 1]])
     m = crop @ cv2.getPerspectiveTransform(src, dst)
     out = cv2.warpPerspective(image, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     dice = []
     for d in label.dice:
         x, y, bw, bh = d.box
-        corners = cv2.perspectiveTransform(np.float32([[[x, y], [x + bw, y], [x + bw, y + bh], [x, y + bh]]]), m)[0]
+        corners = cv2.perspectiveTransform(np.array([[[x, y], [x + bw, y], [x + bw, y + bh], [x, y + bh]]], np.float32), m)[0]
         x0, y0 = np.floor(corners.min(axis=0)).astype(int)
         x1, y1 = np.ceil(corners.max(axis=0)).astype(int)
         x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)

@@ -113,7 +113,7 @@ def rail_table(rng: np.random.Generator, size: tuple[int, int] = (640, 480), die
         cv2.ellipse(glare, (int(rng.uniform(0, w)), int(rng.uniform(rail_y, h))), (int(rng.uniform(30, 90)), int(rng.uniform(20, 60))), rng.uniform(0, 180), 0, 360, 1.0, -1)
         gain = gain + cv2.GaussianBlur(glare, (0, 0), 25) * rng.uniform(0.15, 0.35)
     tint = _light_colour(rng)
-    img = np.clip(img * gain[:, :, None] * np.float32(tint), 0, 255).astype(np.uint8)
+    img = np.clip(img * gain[:, :, None] * np.array(tint, np.float32), 0, 255).astype(np.uint8)
     landing = np.zeros((h, w), np.uint8)
     landing[rail_y + 2 :] = 255
     light = np.array([rng.uniform(-0.4, 0.4), rng.uniform(-0.5, 0.1), 1.0])
@@ -166,7 +166,7 @@ def cage_table(rng: np.random.Generator, size: tuple[int, int] = (640, 480), die
     cv2.ellipse(img, centre, (axes[0] + 10, axes[1] + 10), 0, 0, 360, (60, 60, 65), 2, cv2.LINE_AA)
     gain = _lighting(rng, h, w) * np.float32(rng.uniform(0.8, 1.0))  # inside a cage is darker
     tint = _light_colour(rng)
-    img = np.clip(img * gain[:, :, None] * np.float32(tint), 0, 255).astype(np.uint8)
+    img = np.clip(img * gain[:, :, None] * np.array(tint, np.float32), 0, 255).astype(np.uint8)
     landing = np.zeros((h, w), np.uint8)
     cv2.ellipse(landing, centre, (axes[0] - 4, axes[1] - 4), 0, 0, 360, 255, -1)
     light = np.array([rng.uniform(-0.3, 0.3), rng.uniform(-0.3, 0.3), 1.0])

@@ -52,7 +52,7 @@ def parse_spec(spec: str | Mapping[str, Any]) -> dict[str, Any]:
     if kind in ("video", "folder") and rest:
         return {"type": kind, "path": rest}
     if kind == "generated":
-        out: dict[str, Any] = {"type": "generated"}
+        out = {"type": "generated"}
         for item in filter(None, rest.split(",")):
             key, eq, value = item.partition("=")
             if not eq:
@@ -139,7 +139,9 @@ def _source_class(kind: str) -> type[FrameSource]:
         from vision.sources.picamera import Picamera2Source
 
         return Picamera2Source
-    return {"generated": GeneratedSource, "folder": FolderSource, "video": OpenCVSource, "usb": OpenCVSource}[kind]
+    classes: dict[str, type[FrameSource]] = {
+        "generated": GeneratedSource, "folder": FolderSource, "video": OpenCVSource, "usb": OpenCVSource}
+    return classes[kind]
 
 
 def _check_options(kind: str, opts: Mapping[str, Any]) -> None:

@@ -38,7 +38,7 @@ def list_recording(folder: Path, fps: float) -> list[tuple[Path, float]]:
     """
     index = folder / INDEX_FILE
     if index.is_file():
-        entries = []
+        entries: list[tuple[Path, float]] = []
         with open(index, newline="") as fh:
             rows = csv.DictReader(fh)
             for row in rows:

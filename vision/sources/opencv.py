@@ -56,7 +56,7 @@ class OpenCVSource(FrameSource):
             raise SourceUnavailable(f"{self.name}: no such video file")
         if self.live:
             os.environ.setdefault(V4L_TIMEOUT_VARIABLE, V4L_TIMEOUT_S)
-        self._cap = cv2.VideoCapture(target)
+        self._cap: cv2.VideoCapture | None = cv2.VideoCapture(target)
         if not self._cap.isOpened():
             self._cap.release()
             raise SourceUnavailable(f"{self.name}: cannot open")

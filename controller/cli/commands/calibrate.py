@@ -85,13 +85,15 @@ def _from_source(spec: str | Mapping[str, Any], frames: int, game: str | None) -
     laid, and the game filmed (a generated source films its own game; a camera, ``game``'s)."""
     import numpy as np
 
+    from controller.camera import SETTING
+    from controller.rules import DICE
     from vision.scenes import SceneState
     from vision.settle import SettleConfig, SettleDetector, Settled
     from vision.sources import BrokenFrame, GeneratedSource, SourceUnavailable, open_source, parse_spec
-    from vision.sources.generated import GAME_DICE, GAME_SETTING
 
     def grab(source, n: int) -> list:
-        out, misses = [], 0
+        out: list = []
+        misses = 0
         while len(out) < n:
             try:
                 out.append(source.read().image)
@@ -106,24 +108,24 @@ def _from_source(spec: str | Mapping[str, Any], frames: int, game: str | None) -
     with source:
         if isinstance(source, GeneratedSource):
             empty: list = []
-            if GAME_SETTING[source.game] == "rail":
+            if SETTING[source.game] == "rail":
                 empty = grab(source, frames)
             else:
                 # The installer opens the cage and takes the dice out; here: the dish drawn without them.
                 empty = [source.renderer.render(SceneState())[0] for _ in range(frames)]
             rng = np.random.default_rng(source.seed)
-            source.throw(rng.integers(1, 7, GAME_DICE[source.game]).tolist())
-            detector = SettleDetector(SettleConfig(mode=GAME_SETTING[source.game], fps=source.fps), empty=empty[0])
+            source.throw(rng.integers(1, 7, DICE[source.game]).tolist())
+            detector = SettleDetector(SettleConfig(mode=SETTING[source.game], fps=source.fps), empty=empty[0])
             detector.arm()
             while True:
                 event = detector.feed(source.read())
                 if isinstance(event, Settled):
                     break
-            return empty, grab(source, frames), GAME_DICE[source.game], source.game
+            return empty, grab(source, frames), DICE[source.game], source.game
         # The installer lays the game's dice, so their count is known: frames showing another number
         # (dice touching in a cluster, which can pass for one big die) are then not measured.
         game = game or "craps"
-        count = GAME_DICE[game]
+        count = DICE[game]
         grab(source, 1)  # a camera that gives nothing is named now, not after the installer has cleared the table
         input("Clear the landing area (no dice, no hands), then press Enter... ")
         grab(source, STALE_FRAMES)
@@ -160,9 +162,11 @@ def _table_camera(path: str) -> tuple[dict[str, Any], str]:
 def run(args: argparse.Namespace) -> int:
     import sys
 
+    import numpy as np
+
+    from controller.camera import SETTING
     from vision.calibrate import CalibrationError, calibrate, save_calibration
     from vision.sources import SourceError
-    from vision.sources.generated import GAME_SETTING
 
     expect = args.expect
     if args.config and (args.source or args.game):
@@ -181,7 +185,7 @@ def run(args: argparse.Namespace) -> int:
             expect = expect or seen
         else:
             empty, dice = _images(args.empty, "--empty"), _images(args.dice, "--dice")
-        result = calibrate(empty, dice, expect=expect, mode=GAME_SETTING[game] if game else "rail")
+        result = calibrate(empty, dice, expect=expect, mode=SETTING[game] if game else "rail")
         path = save_calibration(result, args.out)
     except (CalibrationError, SourceError, FileNotFoundError, ValueError, OSError) as exc:  # SourceError: EndOfStream too
         print(f"dicetable calibrate: {exc}", file=sys.stderr)
@@ -190,8 +194,9 @@ def run(args: argparse.Namespace) -> int:
         print("dicetable calibrate: stopped before the frames were taken; nothing written", file=sys.stderr)
         return 1
     cal = result.calibration
+    assert cal.landing_mask is not None  # calibrate() always measures the landing area
     print(f"wrote {path}")
-    print(f"  landing area {100 * (cal.landing_mask > 0).mean():.0f}% of the frame, die size {cal.die_size_px} px")
+    print(f"  landing area {100 * np.mean(cal.landing_mask > 0):.0f}% of the frame, die size {cal.die_size_px} px")
     print(f"  dice HSV {cal.dice_hsv}, felt HSV {cal.felt_hsv}")
     print(f"  check {path.parent / 'calibration_check.png'} before using it")
     for warning in result.warnings:

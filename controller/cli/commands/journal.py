@@ -282,9 +282,9 @@ def _act(args: argparse.Namespace, journal: Journal, state_dir: Path) -> int:
         if args.action == "audit":
             from controller.audit import audit
 
-            report = audit(journal)
-            print(json.dumps(report.to_json()))
-            return 0 if report.ok else 1
+            audited = audit(journal)
+            print(json.dumps(audited.to_json()))
+            return 0 if audited.ok else 1
         if args.action == "export":
             lines = game_event_lines(journal) if args.game_events else export_lines(
                 journal, events_only=args.events, inputs_only=args.inputs)

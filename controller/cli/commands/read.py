@@ -11,17 +11,15 @@ import json
 import sys
 
 from controller.cli.argtypes import positive_number
+from controller.rules import DICE
 
 NAME = "read"
 HELP = "read the dice in still images (one JSON line per image)"
 
-#: Dice thrown per game: craps and bang use two, hazard three (§4620.12).
-GAME_DICE = {"craps": 2, "bang": 2, "hazard": 3}
-
 
 def configure(parser: argparse.ArgumentParser) -> None:
     count = parser.add_mutually_exclusive_group()
-    count.add_argument("--game", choices=sorted(GAME_DICE), help="game being played (sets the dice count)")
+    count.add_argument("--game", choices=sorted(DICE), help="game being played (sets the dice count)")
     count.add_argument("--expect", type=int, metavar="N", help="number of dice thrown")
     parser.add_argument("--json", action="store_true", help="print JSON lines (the default prints a short line)")
     parser.add_argument("--die-size", type=positive_number, metavar="PX", default=None,
@@ -31,7 +29,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def expected_count(args: argparse.Namespace) -> int | None:
     if args.game:
-        return GAME_DICE[args.game]
+        return DICE[args.game]
     return args.expect
 
 

@@ -32,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     import numpy as np
 
     from vision.sources import BrokenFrame, EndOfStream, GeneratedSource, SourceUnavailable, open_source
-    from vision.sources.generated import GAME_DICE
+    from controller.rules import DICE
     from vision.sources.recording import Recorder
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
                         if args.throws:
                             break  # every throw asked for has been filmed
                     else:
-                        source.throw(rng.integers(1, 7, GAME_DICE[source.game]).tolist())
+                        source.throw(rng.integers(1, 7, DICE[source.game]).tolist())
                         throws_left -= 1
                 try:
                     frame = source.read()

@@ -1,0 +1,165 @@
+"""What a frames or crops folder holds besides its pictures, written so a run can stop anywhere
+and go on later: ``meta.jsonl`` (one line per finished image, the record of truth), the
+``manifest.csv`` and YOLO labels that ``dicetable bench`` reads, and ``crops.csv``.
+
+An image counts as done only once its line is in ``meta.jsonl`` (or ``crops.csv``); the picture
+and its label are written before it, so a run stopped halfway redoes that one image.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import os
+from pathlib import Path
+
+from training.render.rules import DieFacts, eligible, settleable
+
+CLASS_NAMES = "".join(f"{face}\n" for face in range(1, 7))
+CROPS_HEADER = ["image", "value", "top_px", "tilt_deg", "visible", "material", "seed"]
+#: A die hidden more than this is left out of the labels (nothing of it to find).
+MIN_LABEL_VISIBLE = 0.1
+
+
+def die_record(die: DieFacts) -> dict:
+    """One die of ``meta.jsonl``."""
+    return {
+        "value": die.value, "box": [round(v, 2) for v in die.box], "tilt_deg": round(die.tilt_deg, 2),
+        "on_rail": die.on_rail, "on_die": die.on_die, "touching": die.touching, "visible": round(die.visible, 3),
+        "lamp_on_top": die.lamp_on_top, "top_px": round(die.top_px, 2), "in_frame": die.in_frame,
+        "eligible": eligible(die),
+    }
+
+
+def image_record(name: str, kind: str, size: tuple[int, int], seed: int, dice: list[DieFacts], **extra) -> dict:
+    """One line of ``meta.jsonl``; ``extra`` carries what else is known of the scene (looks, camera)."""
+    return {"image": name, "kind": kind, "size": list(size), "seed": seed, "settleable": settleable(dice),
+            "dice": [die_record(d) for d in dice], **extra}
+
+
+def labelled(dice: list[dict]) -> list[dict]:
+    """The dice of a record that labels name: those at least a little in view."""
+    return [d for d in dice if d["visible"] >= MIN_LABEL_VISIBLE and d["box"][2] > 0 and d["box"][3] > 0]
+
+
+def yolo_text(record: dict) -> str:
+    """The YOLO label of a record: ``class cx cy w h`` normalised, class = face - 1."""
+    w, h = record["size"]
+    lines = []
+    for d in labelled(record["dice"]):
+        x, y, bw, bh = d["box"]
+        lines.append(f"{d['value'] - 1} {(x + bw / 2) / w:.6f} {(y + bh / 2) / h:.6f} {bw / w:.6f} {bh / h:.6f}")
+    return "".join(line + "\n" for line in lines)
+
+
+def manifest_row(record: dict) -> list[str]:
+    """``image,values,touching,leaning``: the values of the dice in view; a roll with dice touching or
+    a die cocked (leaning, on the rail, on another die) is flagged so the bench never expects ``ok``."""
+    dice = labelled(record["dice"])
+    values = " ".join(str(d["value"]) for d in dice) or "[]"
+    touching = any(d["touching"] for d in record["dice"])
+    leaning = any(d["tilt_deg"] > 8.0 or d["on_rail"] or d["on_die"] for d in record["dice"])
+    return [f"images/{record['image']}", values, str(int(touching)), str(int(leaning))]
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    """The records of a ``meta.jsonl``; a last line cut short by a stop is skipped."""
+    if not path.is_file():
+        return []
+    out = []
+    for line in path.read_text().splitlines():
+        if not line.strip():
+            continue
+        try:
+            out.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+    return out
+
+
+def trim_partial_line(path: Path) -> None:
+    """Cut a last line left unfinished by a stop, so the next line appended starts on its own."""
+    if not path.is_file():
+        return
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        path.write_bytes(data[: data.rfind(b"\n") + 1])
+
+
+def _replace(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+class FramesFolder:
+    """A frames folder: ``images/``, ``labels/`` with ``classes.txt``, ``meta.jsonl``, ``manifest.csv``."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        (self.root / "images").mkdir(parents=True, exist_ok=True)
+        (self.root / "labels").mkdir(exist_ok=True)
+        names = self.root / "labels" / "classes.txt"
+        if not names.is_file():
+            names.write_text(CLASS_NAMES)
+        trim_partial_line(self.root / "meta.jsonl")
+        self.records = {r["image"]: r for r in read_jsonl(self.root / "meta.jsonl")}
+
+    def done(self, name: str) -> bool:
+        return name in self.records and (self.root / "images" / name).is_file()
+
+    def add(self, record: dict, jpeg: bytes) -> None:
+        """Write the picture and its label, then its meta line, then the manifest."""
+        name = record["image"]
+        image = self.root / "images" / name
+        tmp = image.with_name(name + ".tmp")
+        tmp.write_bytes(jpeg)
+        os.replace(tmp, image)
+        _replace(self.root / "labels" / (Path(name).stem + ".txt"), yolo_text(record))
+        with open(self.root / "meta.jsonl", "a") as fh:
+            fh.write(json.dumps(record, sort_keys=True) + "\n")
+        self.records[name] = record
+        self.write_manifest()
+
+    def write_manifest(self) -> None:
+        rows = [["image", "values", "touching", "leaning"]]
+        rows += [manifest_row(self.records[n]) for n in sorted(self.records)
+                 if (self.root / "images" / n).is_file()]
+        tmp = self.root / "manifest.csv.tmp"
+        with open(tmp, "w", newline="") as fh:
+            csv.writer(fh).writerows(rows)
+        os.replace(tmp, self.root / "manifest.csv")
+
+
+class CropsFolder:
+    """A crops folder: ``crops/*.png`` and ``crops.csv``."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        (self.root / "crops").mkdir(parents=True, exist_ok=True)
+        self.csv = self.root / "crops.csv"
+        self.names: set[str] = set()
+        trim_partial_line(self.csv)
+        if self.csv.is_file() and self.csv.stat().st_size:
+            with open(self.csv, newline="") as fh:
+                self.names = {row["image"] for row in csv.DictReader(fh) if row.get("seed")}
+        else:
+            with open(self.csv, "w", newline="") as fh:
+                csv.writer(fh).writerow(CROPS_HEADER)
+
+    def done(self, name: str) -> bool:
+        return f"crops/{name}" in self.names and (self.root / "crops" / name).is_file()
+
+    def add(self, name: str, png: bytes, value: int, top_px: float, tilt: float, visible: float, material: str,
+            seed: int, meta: dict) -> None:
+        """Write the crop, its line in ``crops_meta.jsonl`` (everything measured), then its row."""
+        path = self.root / "crops" / name
+        tmp = path.with_name(name + ".tmp")
+        tmp.write_bytes(png)
+        os.replace(tmp, path)
+        trim_partial_line(self.root / "crops_meta.jsonl")
+        with open(self.root / "crops_meta.jsonl", "a") as fh:
+            fh.write(json.dumps({"image": f"crops/{name}", "seed": seed, **meta}, sort_keys=True) + "\n")
+        with open(self.csv, "a", newline="") as fh:
+            csv.writer(fh).writerow([f"crops/{name}", value, f"{top_px:.2f}", f"{tilt:.2f}", f"{visible:.3f}",
+                                     material, seed])
+        self.names.add(f"crops/{name}")

@@ -1,0 +1,143 @@
+"""One seeded scene from start to finish: looks drawn, dice thrown and settled, camera and lamps
+placed, the scene built and rendered in Blender, each die measured for its label.
+
+Every random draw comes from generators seeded by the image's seed (one stream per stage), so
+the same seed gives the same scene, and a change to one stage leaves the others' draws alone.
+"""
+from __future__ import annotations
+
+import hashlib
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from training.render import blender
+from training.render.compose import place_camera, place_lamps
+from training.render.diemesh import die_mesh
+from training.render.geometry import (PinholeCamera, image_box, lamp_on_top_face, tilt_deg, top_face,
+                                      top_face_corners, top_face_px)
+from training.render.looks import (CameraLook, DieLook, Lamp, cage_look, camera_look, cloth_look, die_look,
+                                   rail_look)
+from training.render.physics import CageWorld, DiePose, RailWorld, settle_cage, settle_rail
+from training.render.rules import DieFacts
+
+DICE_PER_KIND = {"rail": 2, "cage": 3}
+
+
+def _code_version() -> str:
+    """A hash of this package's source: the records say which code made them, since a seed gives
+    the same image only under the same code."""
+    digest = hashlib.sha256()
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+CODE_VERSION = _code_version()
+
+
+@dataclass
+class Rendered:
+    """A rendered scene: its picture (8-bit BGR, before the camera model), each die's facts, and
+    what it was made of."""
+
+    bgr: np.ndarray
+    dice: list[DieFacts]
+    camera: PinholeCamera
+    look: DieLook
+    scenario: str
+    extra: dict
+    target: int | None = None
+
+
+def scenario_for(rng: np.random.Generator, cocked_share: float = 0.12, touching_share: float = 0.1) -> str:
+    r = rng.random()
+    return "cocked" if r < cocked_share else "touching" if r < cocked_share + touching_share else "thrown"
+
+
+def _stream(seed: int, stage: int) -> np.random.Generator:
+    return np.random.default_rng([seed, stage])
+
+
+def render_scene(seed: int, kind: str, size: tuple[int, int], samples: int, threads: int,
+                 dice_count: int | None = None, camera: CameraLook | None = None,
+                 scenario: str | None = None, ray_count: int = 300, target: int | None = None,
+                 cage_top: bool = True) -> Rendered:
+    """Render the scene of ``seed``: a ``"rail"`` (two dice by the back wall) or a ``"cage"`` (three
+    dice in the hazard cage's dish). ``camera`` and ``scenario`` override the drawn ones (crops aim
+    closer); ``dice_count`` the usual number of dice; ``target`` aims the camera at that die alone;
+    without ``cage_top`` a cage has only its lower half, and the camera may come in close."""
+    width, height = size
+    looks = _stream(seed, 1)
+    die = die_look(looks)
+    cloth = cloth_look(looks, kind)
+    rail = rail_look(looks)
+    cage = cage_look(looks)
+    cam_look = camera or camera_look(looks, kind, width)
+    ambient = float(looks.uniform(0.02, 0.25))
+    ambient_rgb = tuple(float(c) for c in looks.uniform(0.5, 1.0, 3))
+    n = dice_count or DICE_PER_KIND[kind]
+    scenario = scenario or scenario_for(_stream(seed, 2))
+    half = die.size_m / 2
+    physics = _stream(seed, 3)
+    if kind == "rail":
+        poses = settle_rail(physics, RailWorld(0.0, rail.wall_height), [half] * n, scenario)
+        top = 0.0
+    else:
+        poses = settle_cage(physics, CageWorld(cage.dish_radius), [half] * n, scenario)
+        top = 2 * cage.waist_height + 0.15 if cage_top else 0.0
+    if target is not None and scenario == "cocked":
+        target = len(poses) - 1  # the leaned die, so cocked crops show a cocked die
+    aimed = poses if target is None else [poses[target]]
+    cam = place_camera(cam_look, aimed, die.size_m, width, height, kind, min_height=top)
+    middle = np.mean([p.centre for p in poses], axis=0)
+    lamps = place_lamps(_stream(seed, 4), cam, poses, die.size_m, middle)
+
+    blender.reset()
+    if kind == "rail":
+        blender.add_cloth(cloth, 2.0, (float(middle[0]), float(middle[1])))
+        blender.add_rail(rail, 0.0, RailWorld(0.0, 0.0).side_x, _stream(seed, 5))
+    else:
+        felt = blender.add_cloth(cloth, 2.0, (0.0, 0.0), print_density=0.3)
+        felt.location.z = -0.002
+        blender.add_cage(cage, upper=cage_top)
+    objects = [blender.add_die(die, i, p.centre, p.rotation) for i, p in enumerate(poses)]
+    blender.add_lamps(lamps, ambient, ambient_rgb)
+    blender.add_camera(cam)
+    with tempfile.TemporaryDirectory(prefix="dicetable-render-") as tmp:
+        path = Path(tmp) / "frame.png"
+        blender.render(path, cam, samples, seed, cam_look.denoise, threads, cam_look.view, cam_look.exposure)
+        bgr = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if bgr is None:
+        raise RuntimeError(f"seed {seed}: Blender wrote no picture")
+    vis_rng = _stream(seed, 6)
+    mesh = die_mesh(half, die.rounded).vertices
+    facts = [_facts(p, obj, cam, mesh, half, lamps, vis_rng, ray_count) for p, obj in zip(poses, objects)]
+    extra = {"code": CODE_VERSION, "scenario": scenario, "material": die.material, "cloth": cloth.name,
+             "camera_tilt_deg": round(cam.look_from_vertical_deg(), 1),
+             "lamps_k": [round(lamp.kelvin) for lamp in lamps], "samples": samples}
+    return Rendered(bgr, facts, cam, die, scenario, extra, target)
+
+
+def _facts(pose: DiePose, obj, cam: PinholeCamera, mesh: np.ndarray, half: float, lamps: list[Lamp],
+           rng: np.random.Generator, rays: int) -> DieFacts:
+    """What the label says of one die, measured from its rest pose and the camera."""
+    world = np.asarray(pose.centre) + mesh @ pose.rotation.T
+    if not cam.in_front(world):  # beside or behind a camera that came in close to another die
+        return DieFacts(value=top_face(pose.rotation), box=(0.0, 0.0, 0.0, 0.0), tilt_deg=tilt_deg(pose.rotation),
+                        on_rail=pose.on_rail, on_die=pose.on_die, touching=pose.touching, visible=0.0,
+                        lamp_on_top=False, top_px=0.0, in_frame=False)
+    px = cam.project(world)
+    box, inside = image_box(px, cam.width, cam.height)
+    corners = top_face_corners(np.asarray(pose.centre), pose.rotation, half)
+    lamp_on = any(lamp_on_top_face(cam.position, np.array(lamp.position), lamp.radius, np.asarray(pose.centre),
+                                   pose.rotation, half) for lamp in lamps)
+    visible = blender.visible_share(obj, cam, px, rng, rays)
+    return DieFacts(
+        value=top_face(pose.rotation), box=tuple(box), tilt_deg=tilt_deg(pose.rotation),
+        on_rail=pose.on_rail, on_die=pose.on_die, touching=pose.touching, visible=visible,
+        lamp_on_top=bool(lamp_on), top_px=top_face_px(cam, corners), in_frame=inside,
+    )
