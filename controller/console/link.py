@@ -189,6 +189,7 @@ class TableLink:
         """Check the journal's chain in another process (``dicetable journal --file F verify``), so a
         long journal costs the table's process nothing; the verdict goes to the pit."""
         checked = datetime.now(UTC).isoformat(timespec="seconds")
+        process = None
         try:
             process = await asyncio.create_subprocess_exec(
                 sys.executable, "-m", "controller.cli", "journal", "--file", str(self.journal_path), "verify",
@@ -199,6 +200,11 @@ class TableLink:
                 report = {"ok": False, "reason": err.decode(errors="replace").strip()[-300:] or "no verdict"}
         except (OSError, ValueError) as exc:
             report = {"ok": False, "reason": f"could not run the check: {exc}"}
+        except asyncio.CancelledError:  # the console stops: the check goes with it, leaving no process behind
+            if process is not None and process.returncode is None:
+                process.kill()
+                await process.wait()
+            raise
         report["checked"] = checked
         self.verified = report
         self.on_change()
