@@ -176,8 +176,8 @@ class Console:
         return JSONResponse(self.table().layout)
 
     async def events(self, request: Request) -> Response:
-        self.auth.require(request)
-        return self.updates.response([self._state])
+        session = self.auth.require(request)
+        return self.updates.response([self._state], allowed=self.auth.still(session))
 
     async def board_state(self, request: Request) -> Response:
         return JSONResponse(self.table().board())

@@ -90,6 +90,8 @@ class TableLink:
                                             by=record.by, read=record.read,
                                             settlements=record.settlements, actions=record.actions))
         self.read: dict[str, Any] | None = None
+        self.actions: list[Mapping[str, Any]] = []
+        """The console's inputs since the last roll (who bet, who pressed), for that roll's record."""
         self.reads: Counter[str] = Counter()
         self.session: dict[str, dict[str, int]] = {}
         self.verified: dict[str, Any] | None = None
@@ -117,6 +119,8 @@ class TableLink:
         if rows:
             self.head = (rows[-1].seq, rows[-1].hash)
         name = event.get("event") if isinstance(event, Mapping) else None
+        if isinstance(event, Mapping) and event.get("user"):
+            self.actions.append(event)
         if step.accepted and name == "read":
             self.reads[str(event.get("status"))] += 1
             self.read = {**event, "seq": rows[0].seq if rows else None}
@@ -132,10 +136,10 @@ class TableLink:
                 seat["bets"] += 1
                 seat[_COUNTED[str(effect["result"])]] += 1
             roll = roll_row.event
-            actions = [event] if isinstance(event, Mapping) and event.get("user") else []
             self.rolls.appendleft(roll_json(seq=roll_row.seq, ts=roll_row.ts, dice=roll["dice"], source=roll["source"],
-                                            by=roll.get("by"), read=self.read, settlements=effects, actions=actions))
-            self.read = None
+                                            by=roll.get("by"), read=self.read, settlements=effects,
+                                            actions=self.actions))
+            self.read, self.actions = None, []
         self.on_change()
 
     def snapshot(self) -> dict[str, Any]:

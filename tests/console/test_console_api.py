@@ -300,3 +300,24 @@ def test_a_request_withdrawn_before_the_table_took_it_is_never_journaled(console
     count = len(rows(table))
     take(table.controller, Submission({"event": "lock", "user": "dana", "via": "console"}, reply))
     assert len(rows(table)) == count and table.controller.state.phase.value == "betting"
+
+
+def test_an_event_stream_ends_when_its_user_logs_out(console_table):
+    """What a logged-out (or removed) user's open page would go on seeing stops at the next message."""
+    table = console_table()
+    with table.client("pete") as pit, table.client("dana") as dealer:
+        ended = threading.Event()
+        received: list[str] = []
+
+        def watch() -> None:
+            with httpx.stream("GET", table.url + "/api/events", cookies=pit.cookies, timeout=20) as answer:
+                for line in answer.iter_lines():
+                    if line.startswith("data: "):
+                        received.append(line)
+            ended.set()
+
+        threading.Thread(target=watch, daemon=True).start()
+        wait_for(lambda: received)
+        assert pit.post("/api/logout").status_code == 200
+        dealer.post("/api/bets", json={"seat": "A", "bet": "pass", "amount": 500})
+        assert ended.wait(10) and len(received) == 1
