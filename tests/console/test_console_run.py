@@ -84,6 +84,7 @@ def test_a_console_address_that_is_not_one_is_a_usage_error(capsys):
     (["--config", "t.toml", "--keep-open"], "--keep-open: only for the demo"),
     (["--events", "e.jsonl", "--game", "hazard"], "--game: only for the demo"),
     (["--config", "t.toml", "--console", "0.0.0.0:8443"], "on a network the console serves TLS"),
+    (["--config", "t.toml", "--check", "--console", "127.0.0.1:9"], "--check: only with --config FILE, and alone"),
 ])
 def test_console_options_that_cannot_work_are_refused(argv, message, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)

@@ -87,7 +87,7 @@ def _misused_option(args: argparse.Namespace) -> str | None:
         return "--state-dir and --config: the configuration's table.state_dir says where the journal goes"
     if args.check:
         used = [name for name, value in (("--events", args.events), ("--exit-at-end", args.exit_at_end),
-                                         ("--resume", args.resume)) if value]
+                                         ("--resume", args.resume), ("--console", args.console)) if value]
         if not args.config or used:
             return "--check: only with --config FILE, and alone (it runs nothing)"
     if args.resume and not args.events:
