@@ -22,8 +22,11 @@ second gets :class:`JournalBusy`); readers open it read-only beside it. A file
 that cannot be read here at all is :class:`JournalUnreadable`, which says
 nothing of its rows.
 
-    >>> j = Journal.open(state_dir)                    # doctest: +SKIP
-    >>> j.append({"event": "lock"})                    # doctest: +SKIP
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as state_dir, Journal.open(state_dir) as journal:
+    ...     _ = journal.append({"event": "lock"})
+    ...     [(entry.seq, entry.kind, entry.event) for entry in journal.entries()], verify(journal).ok
+    ([(1, 'input', {'event': 'lock'})], True)
 """
 from controller.journal.chain import GENESIS, entry_hash
 from controller.journal.export import export_lines, game_event_lines, game_events

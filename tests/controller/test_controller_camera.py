@@ -67,7 +67,7 @@ class RecordingCapture:
     """``cv2.VideoCapture`` of a USB camera that records what it is asked to set."""
 
     def __init__(self, target) -> None:
-        self.target, self.props = target, {}
+        self.target, self.props = target, dict[int, float]()
 
     def isOpened(self) -> bool:  # noqa: N802 - OpenCV's name
         return True
@@ -150,9 +150,10 @@ def test_a_cage_that_turns_longer_than_the_settle_timeout_is_still_read():
     assert [(e["status"], e["dice"]) for e in events] == [("ok", [1, 2, 3])] and len(reads) == 1
 
 
-def test_after_a_restart_dice_found_at_rest_are_read_for_the_dealer_and_a_later_throw_replaces_them(tmp_path):
-    """Recovered at ``locked``: the dice may have landed while the service was down (or be the last
-    roll's). They are read once but never settle alone; a throw after that is read as usual."""
+def test_dice_found_at_rest_after_a_restart_go_to_the_dealer(tmp_path):
+    """After a restart at ``locked``, dice found at rest are read for the dealer: they may have landed
+    while the service was down (or be the last roll's), so they never settle alone; a later throw
+    replaces their read and is read as usual."""
     from controller.camera import AT_REST_REASON, ReadPipeline
     from controller.journal import Journal
     from controller.rules import TableConfig
@@ -242,8 +243,9 @@ def test_a_camera_still_starting_is_not_lost_but_a_lost_or_ended_one_is():
     assert thread.lost()  # a stopped thread reads nothing
 
 
-def test_a_read_event_keeps_each_dies_box_and_the_frame_size_and_the_journal_and_table_take_it(tmp_path):
-    """The boxes let a frame the dealer rules on be labelled die by die (`journal frames --yolo`)."""
+def test_a_read_event_keeps_the_dice_boxes_and_the_frame_size(tmp_path):
+    """A read event keeps each die's box and the frame's size, and the journal and the table take it:
+    the boxes let a frame the dealer rules on be labelled die by die (`journal frames --yolo`)."""
     from controller.camera import ReadPipeline
     from controller.journal import Journal
     from controller.rules import TableConfig
@@ -285,9 +287,10 @@ def test_a_read_events_boxes_follow_its_dice():
 
 
 @pytest.mark.parametrize("game", ["craps", "hazard"])
-def test_the_generated_camera_lays_the_dice_for_a_start_mid_roll_and_their_read_goes_to_the_dealer(game):
-    """As at a real table whose dice landed while the service was down: they lie in view from the
-    first frame, no throw is filmed, and the read is not settled alone."""
+def test_the_generated_camera_lays_dice_for_a_start_mid_roll(game):
+    """The generated camera lays the dice for a start in the middle of a roll, as at a real table whose
+    dice landed while the service was down: they lie in view from the first frame, no throw is
+    filmed, and their read goes to the dealer, never settled alone."""
     from controller.camera import AT_REST_REASON, ReadPipeline
     from vision.sources import GeneratedSource
 

@@ -116,8 +116,9 @@ def test_syntax_error_and_missing_file_name_the_file(tmp_path):
         load(tmp_path / "nope.toml")
 
 
-def test_a_file_that_cannot_be_read_as_text_is_a_configuration_error_not_a_traceback(tmp_path):
-    """A directory given by mistake, or a comment saved as Latin-1 by an editor (exit 2: not restarted)."""
+def test_a_file_unreadable_as_text_is_a_configuration_error(tmp_path):
+    """A file that cannot be read as text (a directory given by mistake, a comment saved as Latin-1 by
+    an editor) is a configuration error, not a traceback (exit 2: not restarted)."""
     with pytest.raises(ConfigError, match=r"\(file\): cannot read it: Is a directory"):
         load(tmp_path)
     latin1 = tmp_path / "latin1.toml"

@@ -453,7 +453,8 @@ def test_recall_refuses_a_count_under_one_rather_than_print_nothing(n, tmp_path,
 
 
 @pytest.mark.parametrize("keep", [0, 0.5])  # an empty file; one cut off halfway (a copy that stopped short)
-def test_a_damaged_journal_file_is_named_by_every_journal_command_without_a_traceback(tmp_path, capsys, keep):
+def test_every_journal_command_names_a_damaged_file(tmp_path, capsys, keep):
+    """Every journal command names a damaged journal file, without a traceback."""
     with Journal.open(tmp_path) as j:
         for _ in range(60):
             _fill(j)

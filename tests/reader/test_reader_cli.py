@@ -222,7 +222,8 @@ def test_bench_says_when_the_split_holds_none_of_the_labelled_images(tmp_path, c
 @pytest.mark.parametrize("command", ["read", "bench"])
 @pytest.mark.parametrize("size", ["0", "-5", "nan", "inf"])
 def test_a_die_size_that_is_no_size_is_refused(capsys, command, size):
-    """It made every read a no_read "calibration: die size ...", which looked like the reader failing."""
+    """Refused at once: otherwise every read would be a no_read ("calibration: die size ..."), which
+    looks like the reader failing."""
     with pytest.raises(SystemExit) as done:
         main([command, f"--die-size={size}", "x"])
     assert done.value.code == 2 and "must be a number above 0" in capsys.readouterr().err

@@ -80,7 +80,8 @@ PIPS_OF_A_FOUR = [place(280, 200, 40, 1), place(360, 200, 40, 1), place(280, 280
 THE_FOUR = place(320, 240, 200, 4)
 
 
-def test_the_close_up_read_stands_in_when_it_is_ok_big_and_holds_what_the_usual_look_saw(monkeypatch):
+def test_the_close_up_read_stands_in_when_sure(monkeypatch):
+    """The close-up read stands in when it is ok, big, and holds what the usual look saw."""
     CloseUpStub(monkeypatch, [Candidate(320, 240, 200, 0.9)], [THE_FOUR])
     read = R._as_close_up(FRAME, None, None, None, PIPS_OF_A_FOUR, ok_read(PIPS_OF_A_FOUR))
     assert read.status == ReadStatus.OK and read.values == (4,)
@@ -112,7 +113,8 @@ def test_fewer_big_candidates_than_dice_thrown_read_no_crop(monkeypatch):
     place(320, 240, 200, 4, p=0.6),  # not sure: the close-up read is uncertain
     replace(THE_FOUR, leaning=0.9),  # leaning: the close-up read is no_read
 ])
-def test_ones_inside_a_die_with_as_many_pips_are_uncertain_when_the_close_up_read_is_not_ok(monkeypatch, close):
+def test_ones_inside_a_die_of_as_many_pips_are_uncertain(monkeypatch, close):
+    """Ones inside a die with as many pips are uncertain when the close-up read is not ok."""
     CloseUpStub(monkeypatch, [Candidate(320, 240, 200, 0.9)], [close])
     read = R._as_close_up(FRAME, None, None, None, PIPS_OF_A_FOUR, ok_read(PIPS_OF_A_FOUR))
     assert read.status == ReadStatus.UNCERTAIN and read.values == (1, 1, 1, 1)
@@ -169,10 +171,11 @@ def test_a_die_both_looks_saw_whole_in_one_place_and_read_otherwise_is_not_settl
     (135, 0.99, True),  # over it
     (100, 0.95, True),  # under MERGED of the close-up die: a piece of it, which says nothing
 ])
-def test_a_die_the_usual_look_saw_whole_inside_a_close_up_die_and_read_otherwise_raises_its_bar(
+def test_a_die_seen_whole_and_read_otherwise_raises_the_bar(
         monkeypatch, side, p, settled):
-    """matteop65 ``five_5`` stretched a third wider: a 5 of 135 px boxed at 215 px with its side faces, read
-    6 by the close-up look, the centres 0.125 of a side apart (beyond SAME_PLACE)."""
+    """A die the usual look saw whole inside a close-up die, and read otherwise, raises the close-up's
+    bar. matteop65 ``five_5`` stretched a third wider: a 5 of 135 px boxed at 215 px with its side
+    faces, read 6 by the close-up look, the centres 0.125 of a side apart (beyond SAME_PLACE)."""
     five = place(335, 250, side, 5, p=0.65)
     assert np.hypot(five.cx - 320, five.cy - 240) > R.SAME_PLACE * five.side
     CloseUpStub(monkeypatch, [Candidate(320, 240, 215, 0.9)], [place(320, 240, 215, 6, p=p)])
@@ -186,8 +189,9 @@ def test_a_die_the_usual_look_saw_whole_inside_a_close_up_die_and_read_otherwise
     place(290, 210, 110, 2, p=0.6),  # off the close-up die's centre: a piece of it (two pips of its face)
     place(320, 240, 90, 2, p=0.6),  # under MERGED of its size: a piece
 ])
-def test_a_close_up_read_stands_in_where_the_usual_look_saw_no_die_whole_in_its_place_or_read_it_alike(
+def test_a_close_up_read_stands_in_where_nothing_contradicts_it(
         monkeypatch, seen):
+    """A close-up read stands in where the usual look saw no die whole in its place, or read it alike."""
     CloseUpStub(monkeypatch, [Candidate(320, 240, 200, 0.9)], [place(320, 240, 200, 6)])
     unclear = DiceRead(ReadStatus.UNCERTAIN, ok_read([seen]).dice, "not clear")
     read = R._as_close_up(FRAME, None, 1, None, [seen], unclear)
@@ -197,10 +201,11 @@ def test_a_close_up_read_stands_in_where_the_usual_look_saw_no_die_whole_in_its_
 LONE_FIVE = place(320, 240, 36, 5, p=0.6)  # a small die the usual look saw, not sure of its value
 
 
-def test_a_close_up_1_that_is_ground_around_a_die_the_usual_look_read_otherwise_does_not_stand_in(
+def test_a_close_up_1_that_is_ground_does_not_stand_in(
         draw_table, monkeypatch):
-    """byler's held-out ``IMG_20191208_112556`` turned, grey or swapped: a 5 of 36 px alone on the plain
-    tray, boxed at 140 px by the coarse scale and read as a big die showing 1."""
+    """A close-up 1 that is only ground around a die the usual look read otherwise does not stand in.
+    byler's held-out ``IMG_20191208_112556`` turned, grey or swapped: a 5 of 36 px alone on the
+    plain tray, boxed at 140 px by the coarse scale and read as a big die showing 1."""
     frame = draw_table([(320, 240, 5)], side=36, seed=2)
     CloseUpStub(monkeypatch, [Candidate(320, 240, 140, 0.9)], [place(320, 240, 140, 1)])
     unclear = DiceRead(ReadStatus.UNCERTAIN, ok_read([LONE_FIVE]).dice, "the die at (320, 240) is not clear")
@@ -221,7 +226,7 @@ def test_a_close_up_1_stands_in_where_its_face_is_not_ground_or_its_pip_was_read
     assert read.status == ReadStatus.OK and read.values == (1,) and read.dice[0].box[2] == 200
 
 
-def test_a_close_up_1_the_colour_of_its_ground_around_a_pip_read_otherwise_goes_to_the_dealer(
+def test_a_close_up_1_the_colour_of_its_ground_goes_to_the_dealer(
         draw_table, monkeypatch):
     """A white die showing 1 on white ground whose pip the usual look read as a 2: colour cannot tell it from
     a die lying alone, so the usual read stands, and it is not ok."""
@@ -251,6 +256,7 @@ def test_the_bench_pairs_the_reader_with_and_without_its_close_up_look(draw_tabl
     (tmp_path / "labels_yolo" / "big_1.txt").write_text(f"4 0.5 0.5 {250 / 640} {250 / 480}\n")
     path = Path(__file__).resolve().parents[2] / "bench" / "close_up_look.py"
     spec = importlib.util.spec_from_file_location("close_up_look", path)
+    assert spec is not None and spec.loader is not None
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
     assert bench.main([str(tmp_path), "--json"]) == 0

@@ -28,7 +28,8 @@ def test_a_die_the_colour_of_its_ground_shows_no_difference(draw_table):
     assert face_against_ground(frame, 320, 240, 200) < GROUND_LIKE
 
 
-def test_a_ring_cut_by_the_frame_edge_uses_what_is_inside_and_one_outside_it_says_nothing(draw_table):
+def test_a_ring_cut_by_the_frame_edge(draw_table):
+    """A ground ring cut by the frame's edge uses what is inside it; one wholly outside says nothing."""
     frame = draw_table([(100, 100, 1)], side=160, seed=4)
     assert face_against_ground(frame, 100, 100, 160) > 20 * GROUND_LIKE  # its ground ring half outside the frame
     assert face_against_ground(frame, 640 + GROUND_RING[1] * 50, 240, 100) == 0.0

@@ -87,7 +87,8 @@ def test_middling_confidence_needs_the_pip_counter():
     assert against.status == ReadStatus.UNCERTAIN
 
 
-def test_a_disagreeing_pip_count_is_overruled_only_by_near_certain_agreeing_networks():
+def test_a_disagreeing_pip_count_needs_near_certain_networks():
+    """A disagreeing pip count is overruled only by networks that agree and are near certain."""
     below = (SURE_ALONE + SURE_DOUBTED) / 2
     assert judge([sure(6, 100, 100, p=below, pips=5)], expect=1, frame_shape=FRAME).status == ReadStatus.UNCERTAIN
     certain = judge([sure(6, 100, 100, p=SURE_DOUBTED, pips=5)], expect=1, frame_shape=FRAME)
@@ -229,7 +230,8 @@ def test_dice_of_unlike_sizes_on_either_side_of_the_ratio():
     assert unlike.reason == "a die looks unlike the others (leaning?)"
 
 
-def test_a_faint_place_leaves_a_doubt_only_above_faint_peak_and_when_the_classifier_leans_to_a_die():
+def test_when_a_faint_place_leaves_a_doubt():
+    """A faint place leaves a doubt only above FAINT_PEAK, and when the classifier leans to a die."""
     dice = [sure(3, 100, 100), sure(5, 300, 200)]
     peak = (FAINT_PEAK + DIE_PEAK) / 2
     doubt = judge(dice + [sure(2, 500, 400, p=DOUBT + 0.05, peak=peak)], 2, FRAME)

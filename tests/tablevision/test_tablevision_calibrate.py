@@ -49,9 +49,10 @@ def cage_cluster(seed: int, apart: bool):
     """Three dice flush in a triangle in the cage's dish, and a fourth apart from them if ``apart``."""
     rng = np.random.default_rng(seed)
     table = make_table("cage", rng, (640, 480))
+    assert table.dish is not None
     (cx, cy), _ = table.dish
     s = table.die_size * 1.02
-    dice = (DieState(cx - s / 2, cy, orientation(2, 0.0)), DieState(cx + s / 2, cy, orientation(5, 0.0)),
+    dice: tuple[DieState, ...] = (DieState(cx - s / 2, cy, orientation(2, 0.0)), DieState(cx + s / 2, cy, orientation(5, 0.0)),
             DieState(float(cx), cy - s, orientation(3, 0.0)))
     if apart:
         dice += (DieState(cx - 2.5 * s, cy + s / 2, orientation(4, 0.4)),)
@@ -153,7 +154,7 @@ def test_something_taken_away_between_the_empty_and_the_dice_frames_is_refused()
 
 
 def shifted(frame: np.ndarray, dx: int, dy: int) -> np.ndarray:
-    return cv2.warpAffine(frame, np.float32([[1, 0, dx], [0, 1, dy]]), frame.shape[1::-1], borderMode=cv2.BORDER_REPLICATE)
+    return cv2.warpAffine(frame, np.array([[1, 0, dx], [0, 1, dy]], np.float32), frame.shape[1::-1], borderMode=cv2.BORDER_REPLICATE)
 
 
 def darkened(frame: np.ndarray, x0: int, x1: int) -> np.ndarray:
@@ -197,7 +198,7 @@ def felt_frames(seed: int, bgr: tuple[int, int, int]):
     felt = table.landing > 0
     background = table.background.copy()
     shade = grey[felt] / grey[felt].mean()
-    background[felt] = np.clip(shade[:, None] * np.float32(bgr), 0, 255).astype(np.uint8)
+    background[felt] = np.clip(shade[:, None] * np.array(bgr, np.float32), 0, 255).astype(np.uint8)
     table = replace(table, background=background)
     renderer = SceneRenderer(table, rng)
     empty = [renderer.render(SceneState())[0] for _ in range(3)]
@@ -232,10 +233,12 @@ def test_saved_calibration_loads_back_with_its_mask_and_empty_picture(tmp_path: 
     path = save_calibration(result, tmp_path / "cal")
     assert {p.name for p in path.parent.iterdir()} == {"calibration.toml", "landing_mask.png", "empty.png", "calibration_check.png"}
     loaded = load_calibration(path)
+    assert loaded.landing_mask is not None and result.calibration.landing_mask is not None
     assert np.array_equal(loaded.landing_mask, result.calibration.landing_mask)
     assert loaded.die_size_px == result.calibration.die_size_px
     assert loaded.dice_hsv == result.calibration.dice_hsv and loaded.felt_hsv == result.calibration.felt_hsv
-    assert np.array_equal(load_empty_image(path), result.empty)
+    empty_image = load_empty_image(path)
+    assert empty_image is not None and np.array_equal(empty_image, result.empty)
 
 
 def test_check_image_outlines_the_area_and_darkens_outside():
@@ -317,10 +320,12 @@ def problems_of(path: Path) -> list[tuple[str, str]]:
 def test_a_valid_calibration_file_loads_as_written(tmp_path: Path):
     """The checks refuse wrong values only: every key as the calibrate tool writes it still loads."""
     cal = load_calibration(calibration_folder(tmp_path))
-    assert cal.landing_mask.shape == (48, 64) and cal.landing_mask[24, 32] == 255 and cal.landing_mask[0, 0] == 0
+    mask = cal.landing_mask
+    assert mask is not None and mask.shape == (48, 64) and mask[24, 32] == 255 and mask[0, 0] == 0
     assert cal.die_size_px == 21.5
     assert cal.dice_hsv == [(6, 217, 119), (100, 40, 230)] and cal.felt_hsv == (70, 230, 82)
-    assert load_empty_image(tmp_path / "calibration.toml").shape == (48, 64, 3)
+    empty_image = load_empty_image(tmp_path / "calibration.toml")
+    assert empty_image is not None and empty_image.shape == (48, 64, 3)
 
 
 def test_a_calibration_file_saved_with_a_byte_order_mark_loads_as_without_one(tmp_path: Path):
@@ -362,8 +367,9 @@ def test_a_calibration_file_that_is_not_utf8_is_a_clear_error_not_a_traceback(tm
     ("landing_mask = 5", ("calibration.landing_mask", "expected the name of a PNG file, got 5")),
     ("empty_image = false", ("calibration.empty_image", "expected the name of a PNG file, got False")),
 ])
-def test_each_value_of_the_wrong_type_or_out_of_range_is_refused_naming_key_and_value(tmp_path: Path, text, problem):
-    """``dice_hsv = 5`` gave a TypeError traceback; a hue of 600 or ``frame_size = "x"`` were loaded as they stood."""
+def test_a_bad_calibration_value_is_refused_by_name(tmp_path: Path, text, problem):
+    """Each value of the wrong type or out of range (``dice_hsv = 5``, a hue of 600,
+    ``frame_size = "x"``) is refused, naming its key and its value."""
     key = text.split(" = ")[0]
     lines = [line for line in VALID.splitlines() if not line.startswith(f"{key} = ")]
     assert problems_of(calibration_folder(tmp_path, "\n".join(lines + [text]) + "\n")) == [problem]

@@ -33,7 +33,7 @@ def test_record_a_generated_session_and_replay_it(tmp_path: Path, capsys):
     assert len(replay) == len(recorded)
     assert [f.timestamp for f in replay] == stamps
     first = cv2.imread(str(out / recorded[0]["file"]))
-    assert np.array_equal(replay[0].image, first)
+    assert first is not None and np.array_equal(replay[0].image, first)
 
 
 def test_record_stops_after_frames_and_keeps_one_in_n(tmp_path: Path):
@@ -52,7 +52,7 @@ def test_record_from_a_folder_skips_the_corrupt_file(tmp_path: Path, image_folde
 def test_record_stops_cleanly_on_a_full_disk_keeping_what_it_saved(tmp_path: Path, capsys, monkeypatch):
     import vision.sources.recording as recording
 
-    real_imwrite, written = recording.cv2.imwrite, []
+    real_imwrite, written = recording.cv2.imwrite, list[str]()
 
     def imwrite_until_full(path, image, params):
         if len(written) == 3:
@@ -109,7 +109,7 @@ def test_calibrate_from_image_files(tmp_path: Path):
     out = tmp_path / "cal"
     assert main(["calibrate", "--empty", str(tmp_path / "empty"), "--dice", str(tmp_path / "dice.png"), "--expect", "2", "--out", str(out)]) == 0
     cal = load_calibration(out / "calibration.toml")
-    assert abs(cal.die_size_px - table.die_size) < 0.08 * table.die_size
+    assert cal.die_size_px is not None and abs(cal.die_size_px - table.die_size) < 0.08 * table.die_size
     assert (out / "calibration_check.png").exists()
 
 
