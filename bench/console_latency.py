@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 MAX_GROWTH = 0.10
 AIM_MS = 100.0
@@ -44,7 +44,7 @@ AIM_MS = 100.0
 def worker(kind: str, game: str, seed: int) -> int:
     """A table on the stand-ins taking commands on stdin: ``roll`` (one timed roll, a JSON row on
     stdout), ``serve`` (take console inputs until the next line), ``stats``, ``quit``."""
-    from roll_to_display import RollRig
+    from bench.roll_to_display import RollRig
 
     from controller.app import serve
     from controller.sdnotify import Notifier
@@ -103,7 +103,7 @@ async def _request(host: str, port: int, method: str, path: str, body: dict | No
     writer.close()
     head, _, payload = raw.partition(b"\r\n\r\n")
     status_line, *header_lines = head.decode("latin-1").split("\r\n")
-    answer_headers = {}
+    answer_headers: dict[str, str] = {}
     for header in header_lines:
         key, _, value = header.partition(":")
         answer_headers.setdefault(key.strip().lower(), value.strip())
@@ -170,7 +170,9 @@ class Screens:
 
 
 async def _clients(url: str, count: int) -> None:
-    host, port = re.match(r"http://([^:/]+):(\d+)", url).groups()
+    found = re.match(r"http://([^:/]+):(\d+)", url)
+    assert found is not None, url
+    host, port = found.groups()
     screens = Screens(host, int(port), count)
     await screens.login()
     tasks = [asyncio.ensure_future(screens.stream(i)) for i in range(count)]
@@ -217,7 +219,7 @@ def _figures(values: list[float]) -> dict[str, float]:
 def run(pairs: int, clients: int, taps: int, game: str, seed: int) -> dict[str, Any]:
     bare, console = _spawn("--worker", "plain", "--game", game, "--seed", str(seed)), \
         _spawn("--worker", "console", "--game", game, "--seed", str(seed))
-    screens = None
+    screens: subprocess.Popen[str] | None = None
     try:
         assert bare.stdout and console.stdout
         bare.stdout.readline()
@@ -236,13 +238,13 @@ def run(pairs: int, clients: int, taps: int, game: str, seed: int) -> dict[str, 
         assert _ask(console, "") == "served"
         dropped = json.loads(_ask(console, "stats"))["dropped"]
     finally:
-        for process in (screens, bare, console):
-            if process is not None and process.poll() is None:
+        for child in (screens, bare, console):
+            if child is not None and child.poll() is None:
                 try:
-                    _ask(process, "quit")
+                    _ask(child, "quit")
                 except (BrokenPipeError, AssertionError):
                     pass
-                process.wait(20)
+                child.wait(20)
     result: dict[str, Any] = {"game": game, "pairs": pairs, "clients": clients, "dropped": dropped}
     for name in ("bare", "console"):
         result[name] = {part: _figures([float(r[part]) for r in rows[name]])

@@ -465,7 +465,7 @@ def load_users_path(path: Path | str) -> Path:
     path = Path(path)
     console = _read_toml(path).get("console", {})
     name = console.get("users", DEFAULTS["console"]["users"]) if isinstance(console, dict) else None
-    if _non_empty_string(name):
+    if not isinstance(name, str) or not name:
         raise ConfigError(str(path), [("console.users", f"must be a file name (got {name!r})")])
     return path.parent / name
 
