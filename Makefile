@@ -26,7 +26,10 @@ install: $(STAMP)
 run: $(STAMP)
 	$(BIN)/dicetable run $(ARGS)
 
+# The floor's tests start their own Mosquitto broker and PostgreSQL server, the console's drive
+# Debian's chromium: install them when missing.
 test: $(STAMP) chromium
+	sh scripts/ensure-floor-services.sh
 	$(BIN)/python -m pytest -q
 
 # The console's browser tests drive Debian's chromium: installed here when it is missing.

@@ -103,6 +103,16 @@ def display_state(state: TableState, camera_lost: bool = False, *, refused: bool
     )
 
 
+def floor_status(state: TableState, problems: Mapping[str, str]) -> dict[str, Any]:
+    """What the table's retained status topic on the floor says (``controller.floor``): the game,
+    the phase, the point, the last roll, the rolls so far, and the camera's and display's health
+    (``problems``: each failing device and what is wrong with it)."""
+    view = view_for(state)
+    return {"game": state.game, "phase": state.phase.value, "point": view.point, "last_roll": list(state.last_roll),
+            "rolls": state.rolls, "shooter": view.shooter,
+            "camera": problems.get("camera", "ok"), "display": problems.get("display", "ok")}
+
+
 StepListener = Callable[[Mapping[str, Any], Step, TableState], None]
 
 

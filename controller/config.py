@@ -66,6 +66,9 @@ DEFAULTS: dict[str, Any] = {
     },
     # The web console (controller/web/settings.py checks these): "" listens nowhere.
     "console": {"listen": "", "users": "users", "certificate": "", "key": "", "networks": []},
+    # Empty broker: no floor. Otherwise every journal row goes to this MQTT broker as table_id
+    # (controller/floor, docs/floor.md).
+    "floor": {"broker": "", "table_id": "", "username": "", "password_file": "", "cafile": ""},
 }
 
 
@@ -96,6 +99,8 @@ class Config:
     hazard: dict[str, Any]
     console: Any = None
     raw: dict[str, Any] = field(repr=False, default_factory=dict)
+    #: ``[floor]``: the table's id and broker (``controller.floor.broker.FloorLink``), or None.
+    floor: Any = None
 
     @property
     def is_demo(self) -> bool:
@@ -310,7 +315,7 @@ def validate(data: dict[str, Any], source: str) -> Config:
             problems.append((section, "must be a table ([section])"))
             continue
         for key, value in table.items():
-            known = _CHECKS[section] if section in _CHECKS else DEFAULTS[section] if section == "console" else None
+            known = _CHECKS[section] if section in _CHECKS else DEFAULTS[section] if section in ("console", "floor") else None
             if known is not None and key not in known:
                 problems.append((f"{section}.{key}", f"unknown key (known: {', '.join(known)})"))
                 continue
@@ -340,6 +345,10 @@ def validate(data: dict[str, Any], source: str) -> Config:
         elif camera["source"] == "opencv" and not recording.is_file():
             problems.append(("camera.path", f"no such video file: {recording}"))
         camera["path"] = str(recording)
+    from controller.floor.broker import floor_link  # its keys are checked by the floor's own builder
+
+    floor, floor_problems = floor_link(merged["floor"], base_dir)
+    problems += floor_problems
     if problems:
         raise ConfigError(source, problems)
     table = merged["table"]
@@ -362,6 +371,7 @@ def validate(data: dict[str, Any], source: str) -> Config:
         hazard=dict(merged["hazard"]),
         console=console,
         raw=merged,
+        floor=floor,
     )
 
 

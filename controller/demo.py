@@ -35,6 +35,7 @@ from controller.app import (DisplayHandle, TableController, button_event, cage_l
                             open_display, open_events, parse_event_line, serve, take)
 from controller.camera import ReadPipeline
 from controller.config import Config
+from controller.floor.publisher import DRAIN_S
 from controller.journal import Journal, JournalError, verify
 from controller.players import Players
 from controller.sdnotify import Notifier
@@ -44,6 +45,8 @@ from vision.sources import GeneratedSource
 
 if TYPE_CHECKING:
     from controller.console.start import RunningConsole
+    from controller.floor.broker import BrokerSettings
+    from controller.floor.publisher import FloorPublisher
     from controller.web.serve import Listen
 
 GAMES = ("craps", "hazard", "bang")
@@ -106,7 +109,8 @@ def set_aside(path: Path, reason: str) -> Path:
 class DemoTable:
     """One game of the demo: table, devices, dealer, camera, display."""
 
-    def __init__(self, config: Config, game: str, display: DisplayHandle, seed: int, out: IO[str]):
+    def __init__(self, config: Config, game: str, display: DisplayHandle, seed: int, out: IO[str],
+                 floor: BrokerSettings | None = None):
         self.game = game
         self.out = out
         self.inputs: queue.Queue = queue.Queue()
@@ -138,12 +142,27 @@ class DemoTable:
         self.frames = config.state_dir / game / "frames" if config.camera["save_frames"] else None
         self.pipeline = ReadPipeline(game, self.frames, fps=config.camera["fps"], spin_s=config.hazard["spin_seconds"])
         self.players = Players.seated(game, config.rules.seats, seed)
+        self.floor: FloorPublisher | None = None
+        if floor is not None:  # each game is a table of its own on the floor: demo-craps, demo-hazard, demo-bang
+            from controller.app import floor_status
+            from controller.floor.publisher import FloorPublisher
+
+            self.floor = FloorPublisher(config.state_dir / game, f"demo-{game}", floor,
+                                        status=lambda: floor_status(self.state, {})).start()
+            publisher = self.floor
+            self.controller.listeners.append(lambda event, step, before: publisher.wake())
 
     @property
     def state(self) -> TableState:
         return self.table.state
 
     def close(self) -> None:
+        if self.floor is not None:
+            if self.floor.close():
+                print(f"  floor: every row acknowledged as demo-{self.game}", file=self.out)
+            else:
+                print(f"  floor: not every row acknowledged as demo-{self.game} within "
+                      f"{DRAIN_S:g} s; the rest goes at the next start", file=self.out)
         self.devices.close()
         self.camera.close()
         self.journal.close()
@@ -285,13 +304,14 @@ def _extra_bets(path: str, default_game: str) -> dict[str, list[dict[str, Any]]]
 
 
 def run_demo(config: Config, *, rolls: int | None = None, seed: int = 7, state_dir: str | None = None,
-             bets_file: str | None = None, out: IO[str] | None = None, console: Listen | None = None,
-             games: tuple[str, ...] = GAMES, keep_open: bool = False) -> int:
+             bets_file: str | None = None, out: IO[str] | None = None, floor: BrokerSettings | None = None,
+             console: Listen | None = None, games: tuple[str, ...] = GAMES, keep_open: bool = False) -> int:
     """Play ``games`` on the stand-ins; 0 when every game ran and every journal verifies.
 
-    ``console``: serve the console there while the demo plays (its address and the demo's logins
-    go to standard error). ``keep_open``: after the last game's demo, keep its table and console
-    until interrupted (Ctrl-C ends it with 0)."""
+    ``floor``: each game's journal goes to that broker as table ``demo-<game>``. ``console``: serve
+    the console there while the demo plays (its address and the demo's logins go to standard
+    error). ``keep_open``: after the last game's demo, keep its table and console until
+    interrupted (Ctrl-C ends it with 0)."""
     import sys
 
     out = out or sys.stdout
@@ -312,7 +332,7 @@ def run_demo(config: Config, *, rolls: int | None = None, seed: int = 7, state_d
     try:
         for index, game in enumerate(games):
             try:
-                demo = DemoTable(config, game, display, seed + GAMES.index(game), out)
+                demo = DemoTable(config, game, display, seed + GAMES.index(game), out, floor)
             except JournalError as exc:
                 print(f"{game}: {exc}", file=out)
                 status = 1

@@ -29,7 +29,7 @@ nothing of its rows.
     ([(1, 'input', {'event': 'lock'})], True)
 """
 from controller.journal.chain import GENESIS, entry_hash
-from controller.journal.export import export_lines, game_event_lines, game_events
+from controller.journal.export import export_line, export_lines, game_event_lines, game_events
 from controller.journal.recall import FRAME_LABEL_COLUMNS, BoxedFrame, RolledRecord, boxed_frames, frame_labels, recall
 from controller.journal.store import (INPUT, EFFECT, ORIGIN, Archived, Entry, Journal, JournalBusy, JournalError,
                                       JournalUnreadable, archive)
@@ -53,6 +53,7 @@ __all__ = [
     "archive",
     "boxed_frames",
     "entry_hash",
+    "export_line",
     "export_lines",
     "frame_labels",
     "game_event_lines",

@@ -15,13 +15,17 @@ from typing import Iterator, Sequence
 from controller.journal.store import EFFECT, INPUT, ORIGIN, Entry, Journal
 
 
+def export_line(entry: Entry) -> str:
+    """One row as ``journal export`` prints it: the text the floor receives and prints back."""
+    return json.dumps(entry.to_json(), sort_keys=True, separators=(",", ":"))
+
+
 def export_lines(journal: Journal, *, events_only: bool = False, inputs_only: bool = False) -> Iterator[str]:
     """One JSON text per row, in order."""
     for entry in journal.entries():
         if inputs_only and entry.kind != INPUT:
             continue
-        payload = entry.event if events_only else entry.to_json()
-        yield json.dumps(payload, sort_keys=True, separators=(",", ":"))
+        yield json.dumps(entry.event, sort_keys=True, separators=(",", ":")) if events_only else export_line(entry)
 
 
 GAME_INPUTS = ("bet", "remove", "next_shooter")

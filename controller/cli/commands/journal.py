@@ -70,8 +70,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         "(journal-<first row's UTC time>-<last seq>.sqlite3), so the next start begins a new one")
     archive.add_argument("--to", required=True, metavar="DIR", help="the archive folder (made if missing)")
     archive.add_argument("--force", action="store_true",
-                         help="archive even with bets on the layout or a roll under way (they stay in the archive, "
-                              "not on the new table)")
+                         help="archive even with bets on the layout or a roll under way, or rows the floor has not "
+                              "acknowledged (they stay in the archive, not on the new table or the floor)")
 
 
 def _state_dir(args: argparse.Namespace):
@@ -99,6 +99,11 @@ def _archive(args: argparse.Namespace) -> int:
     try:
         state_dir = _state_dir(args)
         unfinished = None if args.force else _unfinished_business(state_dir)
+        unsent = None if args.force else _unsent_to_floor(Path(state_dir))
+        if unsent:
+            print(f"dicetable journal archive: {unsent}; they would never reach it: start the table until the floor "
+                  "has them (or --force: they stay in the archive only)", file=sys.stderr)
+            return 2
         if unfinished:
             print(f"dicetable journal archive: {unfinished}; the next start would begin a fresh table without "
                   "them: settle or take them down first (or --force: they stay in the archive only)", file=sys.stderr)
@@ -112,6 +117,17 @@ def _archive(args: argparse.Namespace) -> int:
         print(f"dicetable journal archive: archived as it is, but its chain is broken at row {done.report.broken_seq} "
               f"({done.report.reason}): keep {done.path} as the evidence", file=sys.stderr)
     return 0
+
+
+def _unsent_to_floor(state_dir: Path) -> str | None:
+    """What of the journal the floor has not acknowledged (docs/floor.md), or None."""
+    from controller.floor.cursor import unacknowledged
+
+    left = unacknowledged(state_dir)
+    if left is None:
+        return None
+    acked, rows = left
+    return f"the floor has acknowledged {acked} of the journal's {rows} rows"
 
 
 def _unfinished_business(state_dir) -> str | None:

@@ -73,6 +73,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "(a LOCK throws generated dice)")
     parser.add_argument("--game", choices=("craps", "hazard", "bang"),
                         help="demo: play only this game (with --keep-open: the game kept open, default craps)")
+    parser.add_argument("--floor", metavar="URL",
+                        help="demo: publish each game's journal to this MQTT broker (mqtt://HOST:PORT or mqtts://, "
+                             "with USER:PASSWORD@ if it asks) as tables demo-craps, demo-hazard and demo-bang "
+                             "(docs/floor.md); a configured table names its broker in [floor]")
     parser.add_argument("-v", "--verbose", action="store_true", help="log what the devices and links do")
 
 
@@ -95,8 +99,8 @@ def _misused_option(args: argparse.Namespace) -> str | None:
                 "the lines of --events the journal already holds)")
     if args.config or args.events:
         used = [name for name, value in (("--rolls", args.rolls), ("--seed", args.seed), ("--bets", args.bets),
-                                         ("--game", args.game), ("--keep-open", args.keep_open or None))
-                if value is not None]
+                                         ("--game", args.game), ("--keep-open", args.keep_open or None),
+                                         ("--floor", args.floor)) if value is not None]
         if used:
             return f"{', '.join(used)}: only for the demo (no --config, no --events)"
     return None
@@ -197,11 +201,17 @@ def run(args: argparse.Namespace) -> int:
     if args.config is None and not args.events:
         from controller.console.start import DEMO_LISTEN
         from controller.demo import GAMES, run_demo
+        from controller.floor.broker import BrokerError, parse_broker
 
+        try:
+            floor = parse_broker(args.floor) if args.floor else None
+        except BrokerError as exc:
+            print(f"dicetable run: --floor: {exc}", file=sys.stderr)
+            return 2
         games = (args.game,) if args.game else ("craps",) if args.keep_open else GAMES
         listen = None if args.console == OFF else args.console or DEMO_LISTEN
         return run_demo(config, rolls=args.rolls, seed=7 if args.seed is None else args.seed,
-                        state_dir=args.state_dir, bets_file=args.bets, console=listen, games=games,
+                        state_dir=args.state_dir, bets_file=args.bets, floor=floor, console=listen, games=games,
                         keep_open=args.keep_open)
     from dataclasses import replace
 
