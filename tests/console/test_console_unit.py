@@ -68,3 +68,25 @@ def test_unit_and_dropin_verify_without_warnings(tmp_path):
 def test_install_sh_writes_the_dropin_from_the_configuration():
     script = (ROOT / "systemd" / "install.sh").read_text()
     assert "-m controller.console.unit /etc/dicetable/dicetable.toml" in script and "console.conf" in script
+
+
+def test_a_table_on_the_floor_may_still_reach_its_broker_through_the_limit(tmp_path):
+    """The console's IPAddressDeny=any would otherwise cut the table off from the floor's broker."""
+    config = load(_config(tmp_path, 'listen = "127.0.0.1:8080"\n[floor]\nbroker = "mqtt://broker.lan:1883"\n'
+                                    'table_id = "t7"'))
+    asked = []
+
+    def resolve(host, port, type):
+        asked.append(host)
+        return [(2, 1, 6, "", ("10.1.2.3", 0)), (10, 1, 6, "", ("fd00::5", 0, 0, 0)), (2, 1, 6, "", ("10.1.2.3", 0))]
+
+    text = dropin(config, resolve)
+    assert asked == ["broker.lan"]
+    assert "IPAddressAllow=localhost 10.1.2.3/32 fd00::5/128\n" in text and "the floor's broker broker.lan" in text
+
+
+def test_a_broker_that_does_not_resolve_stops_the_install_with_the_reason(tmp_path, capsys):
+    path = _config(tmp_path, 'listen = "127.0.0.1:8080"\n[floor]\nbroker = "mqtt://no-such-host.invalid:1883"\n'
+                             'table_id = "t7"')
+    assert main([str(path)]) == 2
+    assert "the floor's broker cannot be resolved" in capsys.readouterr().err
