@@ -71,7 +71,7 @@ DEFAULTS: dict[str, Any] = {
         # How long the cage motor turns for one spin, in seconds.
         "spin_seconds": 3.0,
     },
-    # The web console (controller/console/settings.py checks these): "" listens nowhere.
+    # The web console (controller/web/settings.py checks these): "" listens nowhere.
     "console": {"listen": "", "users": "users", "certificate": "", "key": "", "networks": []},
     # Empty broker: no floor. Otherwise every journal row goes to this MQTT broker as table_id
     # (controller/floor, docs/floor.md).
@@ -201,12 +201,12 @@ def _build_delegated(merged: dict[str, Any], problems: list[tuple[str, str]]) ->
 
 
 def _build_console(table: dict[str, Any], base: Path, problems: list[tuple[str, str]]) -> Any:
-    """``[console]``, checked by the console's own settings (a listen off loopback needs TLS)."""
-    from controller.console.settings import ConsoleConfigError, ConsoleSettings
+    """``[console]``, checked by the web layer's settings (a listen off loopback needs TLS)."""
+    from controller.web.settings import WebConfigError, WebSettings
 
     try:
-        return ConsoleSettings.from_dict(table, base)
-    except ConsoleConfigError as exc:
+        return WebSettings.from_dict(table, base, section="console")
+    except WebConfigError as exc:
         problems += [(f"console.{key}", message) for key, message in exc.problems]
         return None
 
@@ -470,6 +470,43 @@ def load_rules(path: Path | str, game: str) -> Any:
     if problems:
         raise ConfigError(str(path), problems)
     return built["rules"]
+
+
+def console_warnings(config: Config) -> list[str]:
+    """What ``run --check`` says of a console nobody can log in to (the table runs all the same)."""
+    settings = config.console
+    if settings is None or settings.listen is None:
+        return []
+    from controller.web.users import UsersError, read_users
+
+    try:
+        users = read_users(settings.users)
+    except UsersError as exc:
+        return [f"console: {exc}: nobody can log in until it is mended"]
+    found = []
+    if not users:
+        found.append(f"console: no users in {settings.users} yet: nobody can log in until one is added "
+                     "(dicetable user --config FILE add NAME --role dealer)")
+    if settings.tls:
+        from controller.web.serve import tls_context
+
+        try:
+            tls_context(settings.certificate, settings.key)
+        except ValueError as exc:  # unreadable by this user, not PEM, a key of another certificate
+            found.append(f"console: {exc}: the table would run without its console")
+    return found
+
+
+def load_users_path(path: Path | str) -> Path:
+    """Only ``console.users`` of the file at ``path`` (relative to the file; ``users`` beside it when
+    not given): ``dicetable user`` needs nothing else, and must work while the rest of the file is
+    being mended."""
+    path = Path(path)
+    console = _read_toml(path).get("console", {})
+    name = console.get("users", DEFAULTS["console"]["users"]) if isinstance(console, dict) else None
+    if not isinstance(name, str) or not name:
+        raise ConfigError(str(path), [("console.users", f"must be a file name (got {name!r})")])
+    return path.parent / name
 
 
 def load_state_dir(path: Path | str) -> Path:

@@ -32,6 +32,11 @@ class RolledRecord:
     game: str | None
     read: dict[str, Any] | None
     settlements: list[dict[str, Any]] = field(default_factory=list)
+    actions: list[dict[str, Any]] = field(default_factory=list)
+    by: str | None = None
+    """Bang: whose roll it was (``dealer`` or ``shooter``)."""
+    """The inputs a person made from the console since the roll before (bets, removals, presses),
+    each the journaled event with its ``seq`` and ``accepted``: who did what before these dice."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -42,31 +47,37 @@ class RolledRecord:
             "source": self.source,
             "read": self.read,
             "settlements": self.settlements,
+            "actions": self.actions,
+            **({"by": self.by} if self.by else {}),
         }
 
 
-def recall(journal: Journal, n: int) -> list[RolledRecord]:
-    """The last ``n`` rolls, oldest first (``n`` <= 0 gives none)."""
+def recall(journal: Journal, n: int, since: int = 0) -> list[RolledRecord]:
+    """The last ``n`` rolls, oldest first (``n`` <= 0 gives none), of the rows after ``since``."""
     if n <= 0:
         return []
-    return list(deque(rolls(journal), maxlen=n))
+    return list(deque(rolls(journal, since), maxlen=n))
 
 
-def rolls(journal: Journal) -> Iterator[RolledRecord]:
+def rolls(journal: Journal, since: int = 0) -> Iterator[RolledRecord]:
     """Every settled roll, oldest first, with the camera's read of those dice and its settlements.
 
     The read is the last one the table accepted before the roll was settled, also when the dealer
     overruled it by hand; but not a read the table refused (it came at the wrong moment) nor one the
-    dealer voided (the dice were thrown again): its frame shows other dice.
+    dealer voided (the dice were thrown again): its frame shows other dice. ``since`` skips the rows
+    up to that seq (the console reads only a journal's tail for its last rolls).
     """
     last_read: dict[str, Any] | None = None
     held: Any = None  # the last input row, until what follows it says whether it was accepted
     refused = False
     entering = False  # a hand entry with the buttons is under way: its VOID cancels the entry, not the read
     current: RolledRecord | None = None
+    actions: list[dict[str, Any]] = []
 
     def accept_held() -> None:
         nonlocal last_read, held, entering
+        if held is not None and isinstance(held.event.get("user"), str):
+            actions.append({**held.event, "seq": held.seq, "accepted": not refused})
         if held is not None and not refused:
             name = held.event.get("event")
             if name == "read":
@@ -79,7 +90,7 @@ def rolls(journal: Journal) -> Iterator[RolledRecord]:
                 entering = False
         held = None
 
-    for entry in journal.entries():
+    for entry in journal.entries(since):
         name = entry.event.get("event")
         if entry.kind == INPUT:
             if current is not None:  # its settlements are all in: they follow the roll, before the next input
@@ -98,8 +109,10 @@ def rolls(journal: Journal) -> Iterator[RolledRecord]:
                 source=str(entry.event.get("source", "")),
                 game=entry.event.get("game"),
                 read=last_read,
+                actions=actions,
+                by=entry.event.get("by"),
             )
-            last_read = None
+            last_read, actions = None, []
         elif current is not None and name == "settle":
             current.settlements.append(entry.event)
     if current is not None:

@@ -179,11 +179,33 @@ def _print_recall(records) -> None:
         else:
             seen = "no camera read"
         print(f"#{r.seq} {r.ts} {r.game or ''} dice {r.dice} by {r.source}; {seen}")
+        for action in r.actions:
+            print(f"    by {action['user']} (console): {_action_text(action)}")
         for s in r.settlements:
             number = f" {s['number']}" if s.get("number") is not None else ""
             print(f"    seat {s.get('seat')} {s.get('bet')}{number} {s.get('amount')}c {s.get('result')} paid {s.get('paid')}c")
         if not r.settlements:
             print("    (no settlements)")
+
+
+def _action_text(action) -> str:
+    """A console input as ``recall`` prints it: ``bet A place 6 $6.00``, ``lock``, ``refused void``."""
+    name = str(action.get("event"))
+    words = [name]
+    if name in ("bet", "remove"):
+        words += [str(action.get("seat")), str(action.get("bet"))]
+        if action.get("number") is not None:
+            words.append(str(action["number"]))
+        if action.get("on"):
+            words.append(f"on {action['on']}")
+        if isinstance(action.get("amount"), int):
+            words.append(f"${action['amount'] / 100:,.2f}")
+    elif name == "manual" and action.get("dice") is not None:
+        words.append(str(action["dice"]))
+    elif name == "next_shooter" and action.get("seat"):
+        words.append(str(action["seat"]))
+    text = " ".join(words)
+    return text if action.get("accepted", True) else f"refused {text}"
 
 
 def _write_yolo(journal, frames_dir: Path, out: Path, dealer_only: bool) -> int:
