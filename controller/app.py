@@ -8,6 +8,8 @@ order things took effect, and outputs are always drawn from the state that
 was just journaled.
 
 - :class:`TableController` -- one table: ``submit(event)`` and ``redraw()``.
+- :class:`Submission` / :func:`take` -- an input someone waits on (the console's), answered once
+  the table has stepped it.
 - :func:`display_state` -- the table's view as the LED display's picture (:func:`display_phase`: its status word).
 - :func:`serve` -- the main loop: inputs until stopped, watchdog pings while the
   camera and the display are healthy.
@@ -20,8 +22,9 @@ import logging
 import queue
 import threading
 import time
+from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Union
 
 from controller.config import LGPIO_INSTALL, Config
 from controller.journal import INPUT, ORIGIN, Journal
@@ -98,6 +101,16 @@ def display_state(state: TableState, camera_lost: bool = False, *, refused: bool
         else view.history,  # the last roll is on the result row: not again among the recent ones
         roll_id=state.rolls % 0x10000,
     )
+
+
+def floor_status(state: TableState, problems: Mapping[str, str]) -> dict[str, Any]:
+    """What the table's retained status topic on the floor says (``controller.floor``): the game,
+    the phase, the point, the last roll, the rolls so far, and the camera's and display's health
+    (``problems``: each failing device and what is wrong with it)."""
+    view = view_for(state)
+    return {"game": state.game, "phase": state.phase.value, "point": view.point, "last_roll": list(state.last_roll),
+            "rolls": state.rolls, "shooter": view.shooter,
+            "camera": problems.get("camera", "ok"), "display": problems.get("display", "ok")}
 
 
 StepListener = Callable[[Mapping[str, Any], Step, TableState], None]
@@ -205,6 +218,44 @@ class TableController:
         return result
 
 
+@dataclass(frozen=True)
+class Stepped:
+    """A console request's outcome: the table's step and the journal rows it wrote (the input first)."""
+
+    step: Step
+    rows: tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class Submission:
+    """An input someone waits on (a request from the console), put on the input queue like any other.
+
+    The table takes it in its turn and sets ``reply`` to the :class:`Stepped`. A requester that
+    gave up waiting cancels ``reply`` first; the table then skips the input without journaling it,
+    so a request answered "not taken" never takes effect later."""
+
+    event: Mapping[str, Any]
+    reply: Future[Stepped]
+
+
+Input = Union[Mapping[str, Any], Submission]
+
+
+def take(controller: TableController, item: Input) -> None:
+    """Step one item of the input queue: an event, or a :class:`Submission` whose requester is told."""
+    if not isinstance(item, Submission):
+        controller.submit(item)
+        return
+    if not item.reply.set_running_or_notify_cancel():
+        return  # the requester stopped waiting before the table took it: never journaled, never applied
+    try:
+        step = controller.submit(item.event)
+    except BaseException as exc:  # the journal failed: the requester hears it, the table stops as before
+        item.reply.set_exception(exc)
+        raise
+    item.reply.set_result(Stepped(step, controller.table.last_rows))
+
+
 def _is_dealer_press(event: Any) -> bool:
     """Whether ``event`` is one a dealer's button makes (any input may arrive: a name that is a list
     or an object is not one, and must not raise after the journal has taken it)."""
@@ -288,7 +339,7 @@ def button_event(button: Any) -> dict[str, Any]:
 
 def serve(
     controller: TableController,
-    inputs: "queue.Queue[Mapping[str, Any] | None]",
+    inputs: "queue.Queue[Input | None]",
     *,
     stop: threading.Event,
     problems: Callable[[], dict[str, str]],
@@ -320,7 +371,7 @@ def serve(
         else:
             if event is None:
                 break
-            controller.submit(event)
+            take(controller, event)
         controller.expire_notices()
         found = problems()
         controller.set_camera_lost(camera_lost())

@@ -54,8 +54,15 @@ DEFAULTS: dict[str, Any] = {
         "fps": 30,
         "width": 640,
         "height": 480,
+        # A full-resolution frame beside the small one (width x height) for reading the dice, e.g.
+        # 2028 x 1520 (HQ camera) or 2304 x 1296 (Camera Module 3); 0: none.
+        "full_width": 0,
+        "full_height": 0,
         # Keep the still frame of every roll (file name goes in the journal).
         "save_frames": True,
+        # The reader's model folder (`dicetable learn` writes one), relative to this file;
+        # empty: the bundled model.
+        "model": "",
     },
     "display": {
         # "sim" starts the display stand-in on a pseudo-terminal.
@@ -69,8 +76,11 @@ DEFAULTS: dict[str, Any] = {
         # How long the cage motor turns for one spin, in seconds.
         "spin_seconds": 3.0,
     },
-    # The web console (controller/console/settings.py checks these): "" listens nowhere.
+    # The web console (controller/web/settings.py checks these): "" listens nowhere.
     "console": {"listen": "", "users": "users", "certificate": "", "key": "", "networks": []},
+    # Empty broker: no floor. Otherwise every journal row goes to this MQTT broker as table_id
+    # (controller/floor, docs/floor.md).
+    "floor": {"broker": "", "table_id": "", "username": "", "password_file": "", "cafile": ""},
 }
 
 
@@ -101,6 +111,8 @@ class Config:
     hazard: dict[str, Any]
     console: Any = None
     raw: dict[str, Any] = field(repr=False, default_factory=dict)
+    #: ``[floor]``: the table's id and broker (``controller.floor.broker.FloorLink``), or None.
+    floor: Any = None
 
     @property
     def is_demo(self) -> bool:
@@ -129,6 +141,10 @@ def _one_of(options: tuple[str, ...], also: tuple[str, ...] = ()) -> Check:
 
 def _positive_int(v: Any) -> str | None:
     return None if _is_int(v) and v > 0 else f"must be a positive whole number (got {v!r})"
+
+
+def _whole_number(v: Any) -> str | None:
+    return None if _is_int(v) and v >= 0 else f"must be a whole number >= 0 (got {v!r})"
 
 
 def _positive_number(v: Any) -> str | None:
@@ -160,7 +176,10 @@ _CHECKS: dict[str, dict[str, Check]] = {
         "fps": _positive_int,
         "width": _positive_int,
         "height": _positive_int,
+        "full_width": _whole_number,
+        "full_height": _whole_number,
         "save_frames": _boolean,
+        "model": _string,
     },
     "display": {"port": _non_empty_string, "baud": _positive_int},
     "hazard": {"spin_seconds": _positive_number},
@@ -188,12 +207,12 @@ def _build_delegated(merged: dict[str, Any], problems: list[tuple[str, str]]) ->
 
 
 def _build_console(table: dict[str, Any], base: Path, problems: list[tuple[str, str]]) -> Any:
-    """``[console]``, checked by the console's own settings (a listen off loopback needs TLS)."""
-    from controller.console.settings import ConsoleConfigError, ConsoleSettings
+    """``[console]``, checked by the web layer's settings (a listen off loopback needs TLS)."""
+    from controller.web.settings import WebConfigError, WebSettings
 
     try:
-        return ConsoleSettings.from_dict(table, base)
-    except ConsoleConfigError as exc:
+        return WebSettings.from_dict(table, base, section="console")
+    except WebConfigError as exc:
         problems += [(f"console.{key}", message) for key, message in exc.problems]
         return None
 
@@ -303,6 +322,18 @@ def _source_spelt(camera: dict[str, Any]) -> Any:
     return source
 
 
+def _check_model(camera: dict[str, Any], base_dir: Path, problems: list[tuple[str, str]]) -> None:
+    """``camera.model``, a model folder relative to the configuration file, must be one now: a
+    table started on a missing model would read nothing. Made absolute in place."""
+    from vision.reader.model_dir import model_problems
+
+    if not isinstance(camera.get("model"), str) or not camera["model"]:
+        return
+    folder = base_dir / camera["model"]
+    problems += [("camera.model", problem) for problem in model_problems(folder)]
+    camera["model"] = str(folder)
+
+
 def _check_real_table_camera(pin_factory: Any, camera_source: Any, problems: list[tuple[str, str]]) -> None:
     """The generated camera (the default, for the demo and the bench) throws made-up dice: on the
     Pi's real pins it would settle real bets on them. A file for a real table that forgets
@@ -326,7 +357,7 @@ def validate(data: dict[str, Any], source: str) -> Config:
             problems.append((section, "must be a table ([section])"))
             continue
         for key, value in table.items():
-            known = _CHECKS[section] if section in _CHECKS else DEFAULTS[section] if section == "console" else None
+            known = _CHECKS[section] if section in _CHECKS else DEFAULTS[section] if section in ("console", "floor") else None
             if known is not None and key not in known:
                 problems.append((f"{section}.{key}", f"unknown key (known: {', '.join(known)})"))
                 continue
@@ -347,6 +378,9 @@ def validate(data: dict[str, Any], source: str) -> Config:
     _check_real_table_camera(merged["table"]["pin_factory"], camera["source"], problems)
     if merged["table"]["game"] == "hazard":  # only a hazard table turns the cage
         _check_spin(merged["hazard"]["spin_seconds"], built.get("gpio"), problems)
+    _check_model(camera, base_dir, problems)
+    if bool(camera.get("full_width")) != bool(camera.get("full_height")):
+        problems.append(("camera.full_width", "give full_width and full_height together (0 and 0: no full frame)"))
     if camera["source"] in ("folder", "video") and not camera["path"]:
         what = "the folder of images" if camera["source"] == "folder" else "the video file"
         problems.append(("camera.path", f"must name {what} when camera.source is {camera['source']!r}"))
@@ -361,6 +395,10 @@ def validate(data: dict[str, Any], source: str) -> Config:
         elif camera["source"] == "video" and not recording.is_file():
             problems.append(("camera.path", f"no such video file: {recording}"))
         camera["path"] = str(recording)
+    from controller.floor.broker import floor_link  # its keys are checked by the floor's own builder
+
+    floor, floor_problems = floor_link(merged["floor"], base_dir)
+    problems += floor_problems
     table = merged["table"]
     state_dir = Path(table["state_dir"]) if isinstance(table["state_dir"], str) else Path()
     if not state_dir.is_absolute() and source != DEMO_SOURCE:
@@ -385,6 +423,7 @@ def validate(data: dict[str, Any], source: str) -> Config:
         hazard=dict(merged["hazard"]),
         console=console,
         raw=merged,
+        floor=floor,
     )
 
 
@@ -480,6 +519,43 @@ def _check_state_dir(state_dir: Path, problems: list[tuple[str, str]]) -> None:
     problem = unusable_path(state_dir)
     if problem:
         problems.append(("table.state_dir", f"{state_dir} {problem}"))
+
+
+def console_warnings(config: Config) -> list[str]:
+    """What ``run --check`` says of a console nobody can log in to (the table runs all the same)."""
+    settings = config.console
+    if settings is None or settings.listen is None:
+        return []
+    from controller.web.users import UsersError, read_users
+
+    try:
+        users = read_users(settings.users)
+    except UsersError as exc:
+        return [f"console: {exc}: nobody can log in until it is mended"]
+    found = []
+    if not users:
+        found.append(f"console: no users in {settings.users} yet: nobody can log in until one is added "
+                     "(dicetable user --config FILE add NAME --role dealer)")
+    if settings.tls:
+        from controller.web.serve import tls_context
+
+        try:
+            tls_context(settings.certificate, settings.key)
+        except ValueError as exc:  # unreadable by this user, not PEM, a key of another certificate
+            found.append(f"console: {exc}: the table would run without its console")
+    return found
+
+
+def load_users_path(path: Path | str) -> Path:
+    """Only ``console.users`` of the file at ``path`` (relative to the file; ``users`` beside it when
+    not given): ``dicetable user`` needs nothing else, and must work while the rest of the file is
+    being mended."""
+    path = Path(path)
+    console = _read_toml(path).get("console", {})
+    name = console.get("users", DEFAULTS["console"]["users"]) if isinstance(console, dict) else None
+    if not isinstance(name, str) or not name:
+        raise ConfigError(str(path), [("console.users", f"must be a file name (got {name!r})")])
+    return path.parent / name
 
 
 def load_state_dir(path: Path | str) -> Path:

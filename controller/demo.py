@@ -13,27 +13,43 @@ read that is right is confirmed, anything else is entered by hand.
 Printed: each roll, its read and status, how it was resolved, and the
 settlements; at the end of each game the journal's chain check and each
 seat's net result.
+
+With a console (``dicetable run`` serves one on 127.0.0.1:8080 unless told
+``--console off``) each game's table is attached to it while it is dealt, so
+the dealer's, the pit's and the board's pages follow the demo. ``--keep-open``
+plays one game's demo, then keeps that table and its console until
+interrupted: a LOCK from the console (or the panel) throws generated dice in
+front of the camera, as the demo's dealer does.
 """
 from __future__ import annotations
 
 import json
 import queue
 import random
+import threading
 from dataclasses import replace
 from pathlib import Path
-from typing import IO, Any, Mapping
+from typing import IO, TYPE_CHECKING, Any, Mapping
 
 from controller.app import (DisplayHandle, TableController, button_event, cage_listener, open_devices,
-                            open_display, stream_event)
+                            open_display, serve, stream_event, take)
 from controller.camera import ReadPipeline
 from controller.config import Config
+from controller.floor.publisher import DRAIN_S
 from controller.journal import Journal, JournalError, verify
 from controller.jsonlines import open_lines, read_lines
 from controller.players import Players
 from controller.rules.money import dollars
+from controller.sdnotify import Notifier
 from controller.table import JournaledTable, JournalMismatch, Phase, Step, TableState, expects_roll, lights_for
 from hardware.gpio import ManualClock, SimulatedDealer
 from vision.sources import GeneratedSource
+
+if TYPE_CHECKING:
+    from controller.console.start import RunningConsole
+    from controller.floor.broker import BrokerSettings
+    from controller.floor.publisher import FloorPublisher
+    from controller.web.serve import Listen
 
 GAMES = ("craps", "hazard", "bang")
 ROLLS = {"craps": 5, "hazard": 2, "bang": 4}
@@ -96,7 +112,8 @@ def set_aside(path: Path, reason: str) -> Path:
 class DemoTable:
     """One game of the demo: table, devices, dealer, camera, display."""
 
-    def __init__(self, config: Config, game: str, display: DisplayHandle, seed: int, out: IO[str]):
+    def __init__(self, config: Config, game: str, display: DisplayHandle, seed: int, out: IO[str],
+                 floor: BrokerSettings | None = None):
         self.game = game
         self.out = out
         self.inputs: queue.Queue = queue.Queue()
@@ -125,15 +142,30 @@ class DemoTable:
             lambda event, step, before: self.pipeline.arm() if expects_roll(before, step.state) else None)
         self.camera = GeneratedSource(seed=seed, game=game, fps=config.camera["fps"],
                                       size=(config.camera["width"], config.camera["height"]), rest_s=0.4)
-        frames = config.state_dir / game / "frames" if config.camera["save_frames"] else None
-        self.pipeline = ReadPipeline(game, frames, fps=config.camera["fps"], spin_s=config.hazard["spin_seconds"])
+        self.frames = config.state_dir / game / "frames" if config.camera["save_frames"] else None
+        self.pipeline = ReadPipeline(game, self.frames, fps=config.camera["fps"], spin_s=config.hazard["spin_seconds"])
         self.players = Players.seated(game, config.rules.seats, seed)
+        self.floor: FloorPublisher | None = None
+        if floor is not None:  # each game is a table of its own on the floor: demo-craps, demo-hazard, demo-bang
+            from controller.app import floor_status
+            from controller.floor.publisher import FloorPublisher
+
+            self.floor = FloorPublisher(config.state_dir / game, f"demo-{game}", floor,
+                                        status=lambda: floor_status(self.state, {})).start()
+            publisher = self.floor
+            self.controller.listeners.append(lambda event, step, before: publisher.wake())
 
     @property
     def state(self) -> TableState:
         return self.table.state
 
     def close(self) -> None:
+        if self.floor is not None:
+            if self.floor.close():
+                print(f"  floor: every row acknowledged as demo-{self.game}", file=self.out)
+            else:
+                print(f"  floor: not every row acknowledged as demo-{self.game} within "
+                      f"{DRAIN_S:g} s; the rest goes at the next start", file=self.out)
         self.devices.close()
         self.camera.close()
         self.journal.close()
@@ -146,7 +178,7 @@ class DemoTable:
             except queue.Empty:
                 return
             wait_s = 0.0
-            self.controller.submit(event)
+            take(self.controller, event)
 
     def press(self, *buttons: str) -> None:
         for button in buttons:
@@ -214,6 +246,39 @@ class DemoTable:
                 self.dealer.enter_dice(values, suggestion)
                 self.drain()
 
+    def health(self) -> dict[str, dict[str, Any]]:
+        """The camera's and the display's health, as the pit sees it (read from the console's thread)."""
+        camera = self.camera.health
+        link = self.display.link.health()
+        return {"camera": {"ok": camera.ok, "detail": f"generated scenes: {camera.state.value}"},
+                "display": {"ok": link.healthy, "detail": f"stand-in on {link.port}"
+                            + (f" ({link.last_error})" if link.last_error else "")}}
+
+    def keep_open(self) -> None:
+        """Serve this table until interrupted: every input on the queue (the console's, the panel's),
+        and for each roll the table waits for, generated dice thrown in front of the camera."""
+        throws: queue.Queue[list[int] | None] = queue.Queue()
+        rng = random.Random(self.rng.random())
+
+        def throw_when_due(event: Any, step: Step, before: TableState) -> None:
+            if expects_roll(before, step.state):
+                throws.put([rng.randint(1, 6) for _ in range(step.state.dice_count)])
+
+        def thrower() -> None:
+            while (values := throws.get()) is not None:
+                read = self.film_roll(values)
+                self.inputs.put(read or {"event": "read", "status": "no_read", "dice": [], "confidence": 0.0,
+                                         "frame": None, "reason": "no still frame within the roll's frames"})
+
+        self.controller.listeners.append(throw_when_due)
+        worker = threading.Thread(target=thrower, name="demo-camera", daemon=True)
+        worker.start()
+        try:
+            serve(self.controller, self.inputs, stop=threading.Event(), problems=dict, notifier=Notifier(""), tick=0.5)
+        finally:
+            throws.put(None)
+            worker.join(timeout=5)
+
     def show_display(self) -> None:
         expected = self.controller.display_view()
         acked = self.display.link.wait_acked(expected, timeout=3.0)
@@ -240,8 +305,14 @@ def _extra_bets(path: str, default_game: str) -> dict[str, list[dict[str, Any]]]
 
 
 def run_demo(config: Config, *, rolls: int | None = None, seed: int = 7, state_dir: str | None = None,
-             bets_file: str | None = None, out: IO[str] | None = None) -> int:
-    """Play every game on the stand-ins; 0 when every game ran and every journal verifies.
+             bets_file: str | None = None, out: IO[str] | None = None, floor: BrokerSettings | None = None,
+             console: Listen | None = None, games: tuple[str, ...] = GAMES, keep_open: bool = False) -> int:
+    """Play ``games`` on the stand-ins; 0 when every game ran and every journal verifies.
+
+    ``floor``: each game's journal goes to that broker as table ``demo-<game>``. ``console``: serve
+    the console there while the demo plays (its address and the demo's logins go to standard
+    error). ``keep_open``: after the last game's demo, keep its table and console until
+    interrupted (Ctrl-C ends it with 0).
 
     A journal that cannot be written (a full disk) stops that game where it is, with the reason on
     standard error, and the demo goes on to the next (exit status 1): nothing takes effect that the
@@ -256,27 +327,46 @@ def run_demo(config: Config, *, rolls: int | None = None, seed: int = 7, state_d
     except ValueError as exc:
         print(f"dicetable run: {exc}", file=sys.stderr)
         return 2
+    running: RunningConsole | None = None
+    if console is not None:
+        from controller.console.start import start_demo
+
+        running = start_demo(console)
     display = open_display(config)
     status = 0
     try:
-        for index, game in enumerate(GAMES):
+        for index, game in enumerate(games):
             try:
-                demo = DemoTable(config, game, display, seed + index, out)
+                demo = DemoTable(config, game, display, seed + GAMES.index(game), out, floor)
             except (JournalError, OSError) as exc:  # a full disk, a state folder that cannot be made
                 print(f"dicetable run: {game}: {_reason(exc)}", file=sys.stderr)
                 status = 1
                 continue
+            link = running.attach(demo.controller, demo.inputs, frames_dir=demo.frames, health=demo.health) \
+                if running is not None else None
             try:
                 if not _play(demo, rolls, extra_bets.get(game, []), config.state_dir / game, out):
                     status = 1
+                if keep_open and index == len(games) - 1:
+                    where = f" at {running.url}" if running is not None else " (no console)"
+                    print(f"keeping the {game} table open{where}: LOCK throws the dice; Ctrl-C to stop",
+                          file=sys.stderr)
+                    try:
+                        demo.keep_open()
+                    except KeyboardInterrupt:
+                        print(f"\n{game} table closed", file=sys.stderr)
             except JournalError as exc:
                 print(f"dicetable run: {game}: {exc}; this game stops here (its journal holds what was "
                       "settled before)", file=sys.stderr)
                 status = 1
             finally:
+                if running is not None and link is not None:
+                    running.detach(link)
                 demo.close()
     finally:
         display.close()
+        if running is not None:
+            running.stop()
     return status
 
 

@@ -14,16 +14,19 @@ import logging
 import queue
 import sys
 import threading
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
-from controller.app import (TableController, button_event, cage_listener, open_devices, open_display, read_events, serve,
-                            streamed_inputs)
+from controller.app import (TableController, button_event, cage_listener, floor_status, open_devices, open_display,
+                            read_events, serve, streamed_inputs)
 from controller.config import Config, rules_warnings
 from controller.journal import Journal
 from controller.jsonlines import json_line
 from controller.sdnotify import Notifier
 from controller.table import JournaledTable, dice_thrown, expects_roll
 from hardware.gpio import exit_on_signals
+
+if TYPE_CHECKING:
+    from controller.floor.publisher import FloorPublisher
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +50,8 @@ def run_table(config: Config, *, events: IO[str] | None = None, resume: bool = F
     for warning in rules_warnings(config):
         log.warning("%s", warning)
     journal = Journal.open(config.state_dir)
-    devices = display = camera = None
+    devices = display = camera = console = None
+    floor: FloorPublisher | None = None
     try:  # whatever fails to open, what did open is closed: the motor and lamps first
         table = JournaledTable.open(journal, config.game, config.rules, progress=replaying)
         print(f"{config.game} table from {config.state_dir}: replayed {table.replayed} inputs"
@@ -84,12 +88,29 @@ def run_table(config: Config, *, events: IO[str] | None = None, resume: bool = F
                 found["display"] = f"on {link.port} not answering" + (f" ({link.last_error})" if link.last_error else "")
             return found
 
+        if config.floor is not None:  # after recovery, so the journal's first row is there to name it
+            from controller.floor.publisher import FloorPublisher
+
+            floor = FloorPublisher(config.state_dir, config.floor.table_id, config.floor.broker,
+                                   status=lambda: floor_status(controller.state, problems())).start()
+            controller.listeners.append(lambda event, step, before: floor.wake() if floor else None)
+        if config.console is not None and config.console.listen is not None:
+            from controller.console.start import start_configured
+
+            console = start_configured(config.console)
+            if console is not None:
+                frames = config.state_dir / "frames" if config.camera["save_frames"] else None
+                console.attach(controller, inputs, frames_dir=frames, health=lambda: _health(camera, display, problems()))
         notifier.ready(f"{config.game} table ready")
         serve(controller, inputs, stop=stop, problems=problems, notifier=notifier,
               camera_lost=lambda: camera is not None and camera.lost())
         return 0
     finally:
         notifier.stopping()
+        if console is not None:
+            console.stop()
+        if floor is not None:
+            floor.close()  # what the floor has not acknowledged, for up to 10 s; the rest at the next start
         if camera is not None:
             camera.close()
         if devices is not None:
@@ -97,6 +118,16 @@ def run_table(config: Config, *, events: IO[str] | None = None, resume: bool = F
         if display is not None:
             display.close()
         journal.close()
+
+
+def _health(camera: Any, display: Any, problems: dict[str, str]) -> dict[str, dict[str, Any]]:
+    """The devices as the pit sees them: each configured one, ok or what is wrong with it."""
+    found = {}
+    if camera is not None:
+        found["camera"] = {"ok": "camera" not in problems, "detail": camera.describe()}
+    if display is not None:
+        found["display"] = {"ok": "display" not in problems, "detail": problems.get("display", "answering")}
+    return found
 
 
 class _Echo:

@@ -110,8 +110,9 @@ def _check_odds_have_their_flat_bet(planned: list[PlannedBet]) -> None:
                                f"request {p.spec.number} too (--bet {p.spec.number})")
 
 
-class _Rebetter:
-    """Puts the requested bets back on the layout; remembers why the engine refused them."""
+class _BetKeeper:
+    """Keeps the requested bets in action: puts each back on the layout once it is decided, and
+    remembers why the engine refused any."""
 
     def __init__(self, bets: list[PlannedBet], seat: str, config: TableConfig) -> None:
         self.bets, self.seat, self.config = bets, seat, config
@@ -190,14 +191,14 @@ def compile_table(game: str, bets: list[PlannedBet], config: TableConfig | None 
                   max_states: int = MAX_STATES) -> TransitionTable:
     """Walk every state reachable with ``bets`` (re-betting as they resolve) through the engine."""
     config = analysis_config(config)
-    rebet = _Rebetter(bets, config.seats[0], config)
+    keeper = _BetKeeper(bets, config.seats[0], config)
     outcomes = all_rolls(DICE[game])
     start = new_game(game, config)
     states = StateNumbering(
         start, max_states, lambda n: CompileError(f"more than {n} reachable states; simulate fewer bets at once"))
     next_rows, net_rows, action_rows, idle = [], [], [], []
     for state in states.order:  # grows while walked: breadth first over the reachable states
-        betted = rebet(state)
+        betted = keeper(state)
         odds_before = [o for o in open_bets(betted) if o.bet == "odds"]
         nxt = np.empty(len(outcomes), dtype=np.int32)
         net = np.zeros((len(outcomes), len(bets)), dtype=np.int64)
@@ -216,7 +217,7 @@ def compile_table(game: str, bets: list[PlannedBet], config: TableConfig | None 
         action_rows.append(action)
         idle.append(not open_bets(state))
     never = [b.spec.label + (f": {why}" if why else "")
-             for b, ok, why in zip(bets, rebet.accepted, rebet.refusal) if not ok]
+             for b, ok, why in zip(bets, keeper.accepted, keeper.refusal) if not ok]
     if never:
         raise CompileError("never accepted at this table: " + "; ".join(never))
     table = TransitionTable(

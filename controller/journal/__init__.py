@@ -22,13 +22,16 @@ second gets :class:`JournalBusy`); readers open it read-only beside it. A file
 that cannot be read here at all is :class:`JournalUnreadable`, which says
 nothing of its rows.
 
-    >>> j = Journal.open(state_dir)                    # doctest: +SKIP
-    >>> j.append({"event": "lock"})                    # doctest: +SKIP
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as state_dir, Journal.open(state_dir) as journal:
+    ...     _ = journal.append({"event": "lock"})
+    ...     [(entry.seq, entry.kind, entry.event) for entry in journal.entries()], verify(journal).ok
+    ([(1, 'input', {'event': 'lock'})], True)
 """
 from controller.journal.archiving import Archived, archive
 from controller.journal.chain import GENESIS, entry_hash
 from controller.journal.errors import JournalBusy, JournalError, JournalUnreadable
-from controller.journal.export import export_lines, game_event_lines, game_events
+from controller.journal.export import export_line, export_lines, game_event_lines, game_events
 from controller.journal.recall import FRAME_LABEL_COLUMNS, BoxedFrame, RolledRecord, boxed_frames, frame_labels, recall
 from controller.journal.store import EFFECT, INPUT, ORIGIN, Entry, Journal
 from controller.journal.verify import VerifyReport, verify
@@ -51,6 +54,7 @@ __all__ = [
     "archive",
     "boxed_frames",
     "entry_hash",
+    "export_line",
     "export_lines",
     "frame_labels",
     "game_event_lines",

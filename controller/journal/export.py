@@ -21,8 +21,12 @@ def export_lines(journal: Journal, *, events_only: bool = False, inputs_only: bo
     for entry in journal.entries():
         if inputs_only and entry.kind != INPUT:
             continue
-        payload = entry.event if events_only else entry.to_json()
-        yield exported(payload)
+        yield exported(entry.event) if events_only else export_line(entry)
+
+
+def export_line(entry: Entry) -> str:
+    """One row as ``journal export`` prints it: the text the floor receives and prints back."""
+    return exported(entry.to_json())
 
 
 def exported(value: Any) -> str:

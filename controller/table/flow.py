@@ -4,7 +4,8 @@
 no randomness: the same inputs in the same order give the same table, which
 is what makes the journal's replay the table's recovery.
 
-Inputs are the table events of ``docs/events.md``:
+Inputs are the table events of ``docs/events.md``, each read once into a typed
+value (:mod:`controller.table.events`) before it is judged:
 
 - game events for the rules engine: ``bet``, ``remove``, ``next_shooter``;
 - the dealer's buttons: ``lock`` (lock bets / roll; in Hazard it starts the
@@ -55,11 +56,11 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import Any, Mapping
+from typing import Any
 
-from controller.rules import BetRejected, TableConfig
-from controller.rules.dice import is_face
+from controller.rules import Bet, BetRejected, NextShooter, Remove, Roll, TableConfig
 from controller.table import rules_port
+from controller.table.events import Manual, Press, Read, Refused, SpinDone, TableEvent, parse_table_event
 from controller.table.manual_entry import EntryStatus, ManualEntry, ManualEntryError
 from controller.table.messages import ButtonEvent
 
@@ -68,10 +69,8 @@ log = logging.getLogger(__name__)
 HISTORY = 8
 """How many recent rolls the table remembers for the display."""
 
-GAME_EVENTS = ("bet", "remove", "next_shooter")
-BUTTON_EVENTS = ("lock", "confirm", "void", "manual", "unclear")
-TABLE_EVENTS = GAME_EVENTS + BUTTON_EVENTS + ("spin_done", "read")
-READ_STATUSES = ("ok", "uncertain", "no_read")
+ENTRY_BUTTONS = (ButtonEvent.LOCK, ButtonEvent.CONFIRM, ButtonEvent.VOID)
+"""The buttons a hand entry reads (the other presses are refused there by their own rules)."""
 
 
 class Phase(str, Enum):
@@ -137,15 +136,6 @@ class Step:
     accepted: bool = True
 
 
-class Refused(Exception):
-    """An input the table refuses at this moment (the rules engine refuses with ``BetRejected``)."""
-
-    def __init__(self, reason: str, rule: str | None = None):
-        super().__init__(reason)
-        self.reason = reason
-        self.rule = rule
-
-
 def new_table(game: str, config: TableConfig) -> TableState:
     """A table with betting open and nothing on the layout."""
     if game not in rules_port.DICE_PER_GAME:
@@ -153,8 +143,8 @@ def new_table(game: str, config: TableConfig) -> TableState:
     return TableState(game=game, rules=rules_port.new_game(game, config))
 
 
-def step(state: TableState, event: Mapping[str, Any]) -> Step:
-    """Apply one input; a refusal is a ``rejected`` effect and the state is unchanged."""
+def step(state: TableState, event: Any) -> Step:
+    """Apply one input (a decoded JSON object); a refusal is a ``rejected`` effect and the state is unchanged."""
     try:
         return _step(state, event)
     except BetRejected as exc:
@@ -186,20 +176,32 @@ def malformed_event(text: str, problem: str | None = None, **kept: Any) -> dict[
     return {**event, **kept}
 
 
-def _step(state: TableState, event: Mapping[str, Any]) -> Step:
-    if not isinstance(event, Mapping):
-        raise Refused(f"an event is a JSON object, not {type(event).__name__}")
-    name = event.get("event")
-    if name == "malformed":
-        problem = event.get("problem")
-        raise Refused(f"{problem}: {event.get('line')!r}" if isinstance(problem, str)
-                      else f"not a JSON event object: {event.get('line')!r}")
-    if name not in TABLE_EVENTS:
-        raise Refused(f"unknown event {name!r} (expected one of {', '.join(TABLE_EVENTS)})")
-    if state.phase is Phase.MANUAL and name in ("lock", "confirm", "void"):
-        return _manual_button(state, ButtonEvent(name))
-    handler = _HANDLERS[name]
-    return handler(state, event)
+def _step(state: TableState, data: Any) -> Step:
+    event = parse_table_event(data, state.dice_count)
+    if state.phase is Phase.MANUAL and isinstance(event, Press) and event.button in ENTRY_BUTTONS:
+        return _manual_button(state, event.button)
+    return _handle(state, event)
+
+
+def _handle(state: TableState, event: TableEvent) -> Step:
+    match event:
+        case Bet() | Remove() | NextShooter():
+            return _game_event(state, event)
+        case Manual():
+            return _manual(state, event)
+        case SpinDone():
+            return _spin_done(state)
+        case Read():
+            return _read(state, event)
+        case Press(button=ButtonEvent.LOCK):
+            return _lock(state)
+        case Press(button=ButtonEvent.CONFIRM):
+            return _confirm(state)
+        case Press(button=ButtonEvent.VOID):
+            return _void(state)
+        case Press(button=ButtonEvent.UNCLEAR):
+            return _unclear(state)
+    raise AssertionError(f"no handler for {event!r}")
 
 
 _WHY_NOT_NOW = {
@@ -211,14 +213,15 @@ _WHY_NOT_NOW = {
 }
 
 
-def _game_event(state: TableState, event: Mapping[str, Any]) -> Step:
+def _game_event(state: TableState, event: Bet | Remove | NextShooter) -> Step:
     if state.phase is not Phase.BETTING:
-        raise Refused(f"bets are locked ({state.phase.value}): {event['event']} waits until the roll is settled")
+        name = event.to_json()["event"]
+        raise Refused(f"bets are locked ({state.phase.value}): {name} waits until the roll is settled")
     rules, effects = rules_port.apply(state.rules, event)
     return Step(replace(state, rules=rules), tuple(effects))
 
 
-def _lock(state: TableState, event: Mapping[str, Any]) -> Step:
+def _lock(state: TableState) -> Step:
     if state.game == "hazard" and state.phase is Phase.LOCKED:
         # The dice lie in the cage unread (a read voided, or a restart after the spin): the only
         # way to throw them again is another spin, with the bets still locked.
@@ -229,52 +232,28 @@ def _lock(state: TableState, event: Mapping[str, Any]) -> Step:
     return Step(replace(state, phase=phase, unlocked_by_void=False))
 
 
-def _spin_done(state: TableState, event: Mapping[str, Any]) -> Step:
+def _spin_done(state: TableState) -> Step:
     if state.phase is not Phase.SPINNING:
         raise Refused("the cage is not spinning")
     return Step(replace(state, phase=Phase.LOCKED))
 
 
-def _dice(value: Any, count: int, what: str) -> tuple[int, ...]:
-    if not isinstance(value, (list, tuple)) or not all(is_face(d) for d in value):
-        raise Refused(f"{what}: dice must be a list of values 1 to 6, got {value!r}")
-    if len(value) != count:
-        raise Refused(f"{what}: this game throws {count} dice, got {len(value)}")
-    return tuple(value)
-
-
-def _read(state: TableState, event: Mapping[str, Any]) -> Step:
+def _read(state: TableState, event: Read) -> Step:
     if state.phase not in (Phase.LOCKED, Phase.PENDING, Phase.MANUAL):
         raise Refused(f"a read arrived when no roll was expected: {_WHY_NOT_NOW[state.phase]}")
     if state.phase is Phase.MANUAL and state.entry_from is Phase.SPINNING:
         raise Refused("a read arrived when no roll was expected: the cage was stopped mid-spin for a hand entry")
-    status = event.get("status")
-    if status not in READ_STATUSES:
-        raise Refused(f"read: status must be one of {', '.join(READ_STATUSES)}, got {status!r}")
-    raw_dice = event.get("dice") or []
-    if not isinstance(raw_dice, (list, tuple)):
-        raise Refused(f"read: dice must be a list, got {raw_dice!r}")
-    if status == "no_read":
-        # What the camera half-saw is kept as the hand entry's starting point only when it is a whole
-        # roll; a wrong count (dice stacked, a hand in view) is no suggestion at all.
-        seen = tuple(d for d in raw_dice if is_face(d))
-        dice: tuple[int, ...] = seen if len(seen) == state.dice_count else ()
-    else:
-        dice = _dice(raw_dice, state.dice_count, "read")
-    confidence = event.get("confidence", 0.0)
-    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0 <= confidence <= 1:
-        raise Refused(f"read: confidence must be a number from 0 to 1, got {confidence!r}")
-    pending = PendingRead(status, dice, float(confidence), event.get("frame"), event.get("reason"))
+    pending = PendingRead(event.status, event.dice, event.confidence, event.frame, event.reason)
     state = replace(state, voided=False)  # a read of the rethrow
     if state.phase is Phase.MANUAL:
         # The dealer's entry goes on untouched; the read waits for it to be cancelled.
         return Step(replace(state, pending=pending, entry_from=Phase.PENDING))
-    if status == "ok":
-        return _settle(replace(state, pending=None), dice, "read")
+    if event.status == "ok":
+        return _settle(replace(state, pending=None), event.dice, "read")
     return Step(replace(state, phase=Phase.PENDING, pending=pending))
 
 
-def _confirm(state: TableState, event: Mapping[str, Any]) -> Step:
+def _confirm(state: TableState) -> Step:
     pending = state.pending
     if state.phase is not Phase.PENDING or pending is None:
         raise Refused("nothing to confirm: no read is waiting for the dealer")
@@ -283,7 +262,7 @@ def _confirm(state: TableState, event: Mapping[str, Any]) -> Step:
     return _settle(state, pending.dice, "confirm")
 
 
-def _void(state: TableState, event: Mapping[str, Any]) -> Step:
+def _void(state: TableState) -> Step:
     if state.phase is Phase.PENDING:
         return Step(replace(state, phase=Phase.LOCKED, pending=None, voided=True))
     if state.phase in (Phase.LOCKED, Phase.SPINNING):
@@ -292,11 +271,11 @@ def _void(state: TableState, event: Mapping[str, Any]) -> Step:
     raise Refused(f"nothing to void ({state.phase.value})")
 
 
-def _manual(state: TableState, event: Mapping[str, Any]) -> Step:
+def _manual(state: TableState, event: Manual) -> Step:
     if state.phase not in (Phase.LOCKED, Phase.PENDING, Phase.SPINNING):
         raise Refused(f"no roll to enter by hand: {_WHY_NOT_NOW[state.phase]}")
-    if event.get("dice") is not None:
-        return _settle(state, _dice(event["dice"], state.dice_count, "manual"), "manual")
+    if event.dice is not None:
+        return _settle(state, event.dice, "manual")
     suggestion = state.pending.dice if state.pending and len(state.pending.dice) == state.dice_count else None
     entry = ManualEntry.start(state.dice_count, suggestion)
     return Step(replace(state, phase=Phase.MANUAL, entry=entry, entry_from=state.phase))
@@ -317,13 +296,11 @@ def _manual_button(state: TableState, button: ButtonEvent) -> Step:
 
 def _settle(state: TableState, dice: tuple[int, ...], source: str) -> Step:
     """The dice are final: hand them to the rules engine and open betting again."""
-    roll: dict[str, Any] = {"event": "roll", "dice": list(dice)}
-    if state.game == "bang":
-        roll["by"] = rules_port.bang_next_roller(state.rules)
+    roll = Roll(dice, rules_port.bang_next_roller(state.rules) if state.game == "bang" else None)
     rules, effects = rules_port.apply(state.rules, roll)
-    record = {"event": "roll", "game": state.game, "dice": list(dice), "source": source}
-    if "by" in roll:
-        record["by"] = roll["by"]
+    record: dict[str, Any] = {"event": "roll", "game": state.game, "dice": list(dice), "source": source}
+    if roll.by is not None:
+        record["by"] = roll.by
     new_state = replace(
         state,
         rules=rules,
@@ -338,20 +315,6 @@ def _settle(state: TableState, dice: tuple[int, ...], source: str) -> Step:
     return Step(new_state, (record, *effects))
 
 
-def _unclear(state: TableState, event: Mapping[str, Any]) -> Step:
+def _unclear(state: TableState) -> Step:
     raise Refused("CONFIRM was held longer than a push and let go before a hold: nothing done "
                   "(push it to confirm, or hold it until the display shows HAnd)")
-
-
-_HANDLERS = {
-    "bet": _game_event,
-    "remove": _game_event,
-    "next_shooter": _game_event,
-    "lock": _lock,
-    "spin_done": _spin_done,
-    "read": _read,
-    "confirm": _confirm,
-    "void": _void,
-    "manual": _manual,
-    "unclear": _unclear,
-}

@@ -173,6 +173,8 @@ class JournaledTable:
         """How many inputs the recovery replayed."""
         self.completed = completed
         """How many effect rows the recovery had to write for an input cut off by a crash."""
+        self.last_rows: tuple[Entry, ...] = ()
+        """The journal rows the last :meth:`submit` wrote: its input row, then its effect rows."""
 
     @classmethod
     def open(cls, journal: Journal, game: str, config: TableConfig,
@@ -215,11 +217,12 @@ class JournaledTable:
         """Journal ``event``, apply it, journal its effects; a refusal changes nothing but the journal."""
         # What is applied is exactly what was journaled, so the replay applies the same thing.
         journaled = _journalable(event)
-        self.journal.append(journaled, INPUT)
+        rows = [self.journal.append(journaled, INPUT)]
         result = flow.step(self.state, journaled)
         if result.effects:
-            self.journal.append_many([_plain(e) for e in result.effects], EFFECT)
+            rows += self.journal.append_many([_plain(e) for e in result.effects], EFFECT)
         self.state = result.state
+        self.last_rows = tuple(rows)
         if not result.accepted:
             log.warning("refused %s: %s", journaled, result.effects[0].get("reason"))
         return result

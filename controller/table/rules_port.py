@@ -21,13 +21,13 @@ def new_game(game: str, config: TableConfig) -> Any:
     return rules.new_game(game, config)
 
 
-def apply(state: Any, event: Mapping[str, Any]) -> tuple[Any, list[dict[str, Any]]]:
-    """Apply one game event (a dict in the docs/events.md format).
+def apply(state: Any, event: rules.Event) -> tuple[Any, list[dict[str, Any]]]:
+    """Apply one game event.
 
     Returns the new state and the effects as journal-ready dicts; raises
     :class:`BetRejected` (the state is then unchanged) when the rules refuse.
     """
-    step = rules.apply(state, rules.parse_event(dict(event)))
+    step = rules.apply(state, event)
     return step.state, [e.to_json() for e in step.effects]
 
 

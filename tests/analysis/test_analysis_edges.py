@@ -176,7 +176,7 @@ NUMBER_FOR_ONE = {4: 60, 5: 30, 6: 18, 7: 12, 8: 8, 9: 6, 10: 6, 11: 6, 12: 6, 1
 
 
 def hazard_edge(net_per_unit) -> F:
-    return -sum(F(net_per_unit(d)) for d in THREE) / len(THREE)
+    return -sum((F(net_per_unit(d)) for d in THREE), F(0)) / len(THREE)
 
 
 def triple(d):

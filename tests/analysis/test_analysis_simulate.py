@@ -77,7 +77,8 @@ def test_place_bets_made_again_after_each_decision_push_less_often_than_a_fresh_
     assert report.bets[0].measured.contains(expected)
 
 
-def test_a_place_bet_working_on_every_roll_has_the_same_edge_however_it_is_made_again(exact):
+def test_a_place_bet_remade_keeps_its_edge(exact):
+    """A place bet working on every roll has the same edge however often it is made again."""
     report = simulate("craps", specs("place:6"), rolls=ROLLS, seed=5)
     assert exact[("craps", "place", 6)] == F(1, 66)
     assert report.bets[0].expected == pytest.approx(1 / 66, rel=1e-9)

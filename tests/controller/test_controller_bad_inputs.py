@@ -106,8 +106,8 @@ def test_running_out_of_memory_is_not_taken_for_a_refusal(monkeypatch):
 
 
 def test_resume_skips_the_lines_the_stream_gave_not_the_inputs_the_cage_added(tmp_path):
-    """At Hazard the cage's motor journals its own spin_done: counting it as a line of the
-    stream skipped the next line, a LOCK, and lost that roll after a restart."""
+    """At Hazard the cage's motor journals its own spin_done, which is no line of the stream: a
+    resume skips only the stream's lines, so the LOCK after it is not lost after a restart."""
     from controller.app import streamed_inputs
 
     lines = [{"event": "bet", "seat": "A", "bet": "high", "amount": 500}, {"event": "lock"},
@@ -133,7 +133,8 @@ def test_resume_skips_the_lines_the_stream_gave_not_the_inputs_the_cage_added(tm
 
 @pytest.mark.parametrize("confidence", [7, -0.1, float("nan"), "high", True])
 def test_a_read_whose_confidence_is_no_probability_is_refused(confidence):
-    """A confidence is a probability: 7 was accepted and shown to the dealer and in recall."""
+    """A confidence is a probability: a read whose confidence is 7, below 0, not a number or a word
+    is refused, and never shown to the dealer or in recall."""
     locked = step(new_table("craps", CONFIG), {"event": "lock"}).state
     done = step(locked, {"event": "read", "status": "uncertain", "dice": [3, 4], "confidence": confidence})
     assert not done.accepted and "confidence must be a number from 0 to 1" in done.effects[0]["reason"]

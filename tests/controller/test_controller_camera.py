@@ -61,13 +61,51 @@ def camera_config(**camera):
 def test_live_cameras_are_asked_for_the_configured_size_and_frame_rate(camera, kind):
     spec = source_spec(camera_config(**camera))
     assert spec["type"] == kind and spec["size"] == (1280, 960) and spec["fps"] == 15
+    assert "full_size" not in spec
+    full = source_spec(camera_config(**camera, full_width=2560, full_height=1920))
+    assert full["full_size"] == (2560, 1920) and full["size"] == (1280, 960)
+
+
+def test_a_folder_of_big_frames_gives_small_and_full_frames(tmp_path):
+    import cv2
+
+    from vision.sources import open_source
+
+    big = np.random.default_rng(1).integers(0, 255, (960, 1280, 3), dtype=np.uint8)
+    cv2.imwrite(str(tmp_path / "f1.png"), big)
+    config = camera_config(source="folder", path=str(tmp_path), width=640, height=480, full_width=1280,
+                           full_height=960)
+    with open_source(source_spec(config), retry=False) as src:
+        frame = src.read()
+    assert frame.image.shape == (480, 640, 3) and (frame.full == big).all()
+
+
+def test_a_pipeline_reads_the_full_frame_finds_on_the_small_one_and_journals_the_model():
+    import cv2
+
+    from controller.camera import ReadPipeline, read_event
+    from vision.reader import read_dice
+    from vision.scenes import render_scene
+
+    calls = []
+
+    def reader(image, expect, calibration, model=None, finding=None):
+        calls.append((image.shape, None if finding is None else finding.shape, model.digest))
+        return read_dice(image, expect=expect, calibration=calibration, model=model, finding=finding)
+
+    pipeline = ReadPipeline("craps", None, fps=30, reader=reader)
+    full, label = render_scene(2, (3, 4), "rail", size=(1280, 960), tilt=0.0)
+    read = pipeline._read(Frame(cv2.resize(full, (640, 480)), 0.0, 0, full=full))
+    assert calls == [((960, 1280, 3), (480, 640, 3), pipeline.model.digest)]
+    assert sorted(read.values) == [3, 4]
+    assert read_event(read, "f.jpg", (1280, 960), pipeline.model.digest)["model"] == pipeline.model.digest
 
 
 class RecordingCapture:
     """``cv2.VideoCapture`` of a USB camera that records what it is asked to set."""
 
     def __init__(self, target) -> None:
-        self.target, self.props = target, {}
+        self.target, self.props = target, dict[int, float]()
 
     def isOpened(self) -> bool:  # noqa: N802 - OpenCV's name
         return True
@@ -137,7 +175,7 @@ def test_a_cage_that_turns_longer_than_the_settle_timeout_is_still_read():
     fps, spin_s = 10.0, 12.0
     reads = []
 
-    def reader(image, expect, calibration):
+    def reader(image, expect, calibration, **_):
         reads.append(image)
         return DiceRead(ReadStatus.OK, tuple(Die(v, 0.99, (10 * v, 10, 8, 8)) for v in (1, 2, 3)))
 
@@ -150,9 +188,10 @@ def test_a_cage_that_turns_longer_than_the_settle_timeout_is_still_read():
     assert [(e["status"], e["dice"]) for e in events] == [("ok", [1, 2, 3])] and len(reads) == 1
 
 
-def test_after_a_restart_dice_found_at_rest_are_read_for_the_dealer_and_a_later_throw_replaces_them(tmp_path):
-    """Recovered at ``locked``: the dice may have landed while the service was down (or be the last
-    roll's). They are read once but never settle alone; a throw after that is read as usual."""
+def test_dice_found_at_rest_after_a_restart_go_to_the_dealer(tmp_path):
+    """After a restart at ``locked``, dice found at rest are read for the dealer: they may have landed
+    while the service was down (or be the last roll's), so they never settle alone; a later throw
+    replaces their read and is read as usual."""
     from controller.camera import AT_REST_REASON, ReadPipeline
     from controller.journal import Journal
     from controller.rules import TableConfig
@@ -161,7 +200,7 @@ def test_after_a_restart_dice_found_at_rest_are_read_for_the_dealer_and_a_later_
 
     values = iter([(5, 6), (5, 6), (2, 3)])
 
-    def reader(image, expect, calibration):
+    def reader(image, expect, calibration, **_):
         return DiceRead(ReadStatus.OK, tuple(Die(v, 0.99, (10 * v, 10, 8, 8)) for v in next(values)))
 
     felt = np.full((120, 160, 3), (50, 120, 30), np.uint8)
@@ -242,8 +281,9 @@ def test_a_camera_still_starting_is_not_lost_but_a_lost_or_ended_one_is():
     assert thread.lost()  # a stopped thread reads nothing
 
 
-def test_a_read_event_keeps_each_dies_box_and_the_frame_size_and_the_journal_and_table_take_it(tmp_path):
-    """The boxes let a frame the dealer rules on be labelled die by die (`journal frames --yolo`)."""
+def test_a_read_event_keeps_the_dice_boxes_and_the_frame_size(tmp_path):
+    """A read event keeps each die's box and the frame's size, and the journal and the table take it:
+    the boxes let a frame the dealer rules on be labelled die by die (`journal frames --yolo`)."""
     from controller.camera import ReadPipeline
     from controller.journal import Journal
     from controller.rules import TableConfig
@@ -285,9 +325,10 @@ def test_a_read_events_boxes_follow_its_dice():
 
 
 @pytest.mark.parametrize("game", ["craps", "hazard"])
-def test_the_generated_camera_lays_the_dice_for_a_start_mid_roll_and_their_read_goes_to_the_dealer(game):
-    """As at a real table whose dice landed while the service was down: they lie in view from the
-    first frame, no throw is filmed, and the read is not settled alone."""
+def test_the_generated_camera_lays_dice_for_a_start_mid_roll(game):
+    """The generated camera lays the dice for a start in the middle of a roll, as at a real table whose
+    dice landed while the service was down: they lie in view from the first frame, no throw is
+    filmed, and their read goes to the dealer, never settled alone."""
     from controller.camera import AT_REST_REASON, ReadPipeline
     from vision.sources import GeneratedSource
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from typing import Any
 
 import pytest
 
@@ -14,7 +15,7 @@ from controller.rules import TableConfig
 from controller.rules.money import dollars
 from controller.table import JournaledTable
 
-SESSION = [{"event": "bet", "seat": "A", "bet": "pass", "amount": 500},
+SESSION: list[dict[str, Any]] = [{"event": "bet", "seat": "A", "bet": "pass", "amount": 500},
            {"event": "bet", "seat": "B", "bet": "field", "amount": 125000},
            {"event": "lock"},
            {"event": "read", "status": "ok", "dice": [5, 6], "confidence": 0.99, "frame": "f.jpg"}]

@@ -116,8 +116,9 @@ def test_syntax_error_and_missing_file_name_the_file(tmp_path):
         load(tmp_path / "nope.toml")
 
 
-def test_a_file_that_cannot_be_read_as_text_is_a_configuration_error_not_a_traceback(tmp_path):
-    """A directory given by mistake, or a comment saved as Latin-1 by an editor (exit 2: not restarted)."""
+def test_a_file_unreadable_as_text_is_a_configuration_error(tmp_path):
+    """A file that cannot be read as text (a directory given by mistake, a comment saved as Latin-1 by
+    an editor) is a configuration error, not a traceback (exit 2: not restarted)."""
     with pytest.raises(ConfigError, match=r"\(file\): cannot read it: Is a directory"):
         load(tmp_path)
     latin1 = tmp_path / "latin1.toml"
@@ -210,3 +211,31 @@ def test_every_problem_of_a_calibration_file_is_its_own_line_naming_both_files(t
 def test_a_spin_time_is_checked_only_at_the_hazard_table(tmp_path):
     """A leftover [hazard] spin_seconds = 0.5 refused a craps table, which has no cage."""
     assert load(_write(tmp_path, "[hazard]\nspin_seconds = 0.5\n")).game == "craps"
+
+
+def test_the_camera_s_model_is_a_model_folder_relative_to_the_file(tmp_path):
+    import shutil
+
+    from vision.reader.model_dir import BUNDLED_MODEL, MODEL_FILES
+
+    folder = tmp_path / "models" / "table1"
+    folder.mkdir(parents=True)
+    for name in MODEL_FILES:
+        shutil.copy(BUNDLED_MODEL / name, folder / name)
+    path = tmp_path / "table.toml"
+    path.write_text('[camera]\nmodel = "models/table1"\n')
+    assert load(path).camera["model"] == str(folder)
+    path.write_text('[camera]\nmodel = "models/none"\n')
+    with pytest.raises(ConfigError, match="camera.model: no such model folder"):
+        load(path)
+    (folder / "policy.json").unlink()
+    path.write_text('[camera]\nmodel = "models/table1"\n')
+    with pytest.raises(ConfigError, match="camera.model: .*policy.json: missing"):
+        load(path)
+
+
+def test_a_full_resolution_needs_both_sides(tmp_path):
+    path = tmp_path / "table.toml"
+    path.write_text("[camera]\nfull_width = 2028\n")
+    with pytest.raises(ConfigError, match="camera.full_width: give full_width and full_height together"):
+        load(path)

@@ -147,11 +147,13 @@ def _start_line(process: subprocess.Popen) -> str:
     background (a full pipe would stop the process)."""
     import threading
 
+    assert process.stderr is not None
+    stderr = process.stderr
     while True:
-        line = process.stderr.readline().decode()
+        line = stderr.readline().decode()
         if not line or " replayed " in line:
             break
-    threading.Thread(target=process.stderr.read, daemon=True).start()
+    threading.Thread(target=stderr.read, daemon=True).start()
     return line
 
 

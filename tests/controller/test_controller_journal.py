@@ -401,6 +401,18 @@ def test_recall_says_so_when_a_read_kept_no_frame(tmp_path, capsys):
     assert "confidence 0.99 no frame saved" in out and "None" not in out
 
 
+def test_recall_names_the_model_that_made_the_read(tmp_path, capsys):
+    with Journal.open(tmp_path) as j:
+        j.append({"event": "lock"})
+        j.append({"event": "read", "status": "ok", "dice": [3, 4], "confidence": 0.97, "frame": "f.jpg",
+                  "model": "0123456789abcdef"})
+        j.append_many([{"event": "roll", "game": "craps", "dice": [3, 4], "source": "read"}], EFFECT)
+    assert main(["journal", "--state-dir", str(tmp_path), "recall", "1"]) == 0
+    assert "frame f.jpg model 0123456789abcdef" in capsys.readouterr().out
+    assert main(["journal", "--state-dir", str(tmp_path), "recall", "1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["read"]["model"] == "0123456789abcdef"
+
+
 def test_journal_command_without_journal(tmp_path, capsys):
     assert main(["journal", "--state-dir", str(tmp_path / "none"), "verify"]) == 2
     assert "no journal" in capsys.readouterr().err
@@ -454,7 +466,8 @@ def test_recall_refuses_a_count_under_one_rather_than_print_nothing(n, tmp_path,
 
 
 @pytest.mark.parametrize("keep", [0, 0.5])  # an empty file; one cut off halfway (a copy that stopped short)
-def test_a_damaged_journal_file_is_named_by_every_journal_command_without_a_traceback(tmp_path, capsys, keep):
+def test_every_journal_command_names_a_damaged_file(tmp_path, capsys, keep):
+    """Every journal command names a damaged journal file, without a traceback."""
     with Journal.open(tmp_path) as j:
         for _ in range(60):
             _fill(j)

@@ -240,7 +240,8 @@ def test_a_log_whose_file_was_moved_away_is_not_discarded_by_a_new_journal(tmp_p
 
 
 @pytest.mark.parametrize("crash", [_crash, _legacy_crash], ids=["rollback-journal", "earlier-wal-journal"])
-def test_archive_after_a_crash_keeps_every_row_in_one_file_and_the_next_start_begins_anew(tmp_path, capsys, crash):
+def test_archive_after_a_crash_keeps_every_row(tmp_path, capsys, crash):
+    """Archiving after a crash keeps every row in one file, and the next start begins a new journal."""
     state, shelf = tmp_path / "state", tmp_path / "archive"
     crash(state, 30)
     assert main(["journal", "--state-dir", str(state), "verify"]) == 0
@@ -392,7 +393,8 @@ def _read_only_mount_works(folder: Path) -> bool:
 
 
 @pytest.mark.skipif(shutil.which("unshare") is None, reason="needs unshare(1) for a read-only mount")
-def test_on_read_only_media_a_copied_journal_and_an_archive_verify_and_nothing_is_written(tmp_path):
+def test_copies_on_read_only_media_verify_without_writing(tmp_path):
+    """On read-only media a copied journal and an archive both verify, and nothing is written."""
     media = tmp_path / "media"
     with Journal.open(tmp_path / "state") as journal:
         journal.append_many([{"event": "lock"}, {"event": "void"}])
@@ -411,12 +413,12 @@ def test_on_read_only_media_a_copied_journal_and_an_archive_verify_and_nothing_i
     assert _files(media / "copied") == {"journal.sqlite3"}
 
 
-# --- found in review ----------------------------------------------------------------------------------------
+# --- corner cases: damaged, cut short, locked, unreadable -----------------------------------------------------
 
 
 def test_a_damaged_journal_is_archived_as_the_evidence_it_is(tmp_path, capfd):
-    """A failing card's damage stopped the table (chain broken) and archive alike, leaving no way on
-    the docs allow; the copy's generator was also left to fail on a closed file ("Exception ignored")."""
+    """A journal damaged by a failing card (its chain broken) is archived as the evidence it is, with a
+    warning to keep it, and nothing is left to fail on a closed file ("Exception ignored")."""
     state = tmp_path / "state"
     with Journal.open(state) as journal:
         for n in range(400):
@@ -437,8 +439,7 @@ def test_a_damaged_journal_is_archived_as_the_evidence_it_is(tmp_path, capfd):
 
 
 def test_an_archive_is_named_only_once_it_is_whole(tmp_path, capsys, monkeypatch):
-    """Made under its final name, a copy cut short by a power cut looked like an archive and took
-    the name the next try needed."""
+    """A copy cut short by a power cut never bears an archive's name, so the next try takes it."""
     _crash(tmp_path / "state", 4)
     real_copy = archiving._copy
 
@@ -468,7 +469,8 @@ def test_a_folder_this_user_may_not_enter_is_a_reason_not_a_traceback(tmp_path, 
 
 
 def test_a_lock_made_by_root_is_handed_to_the_state_folders_owner(tmp_path):
-    """`sudo dicetable journal archive` left a root-owned journal.lock the service could not open."""
+    """The journal.lock that `sudo dicetable journal archive` makes belongs to the state folder's owner,
+    so the service can open it."""
     if os.geteuid() != 0:
         pytest.skip("needs root to make a lock as root")
     state = tmp_path / "state"
@@ -497,7 +499,8 @@ def test_a_reader_in_the_middle_of_a_long_read_does_not_keep_the_table_from_comm
 
 
 def test_archive_refuses_while_bets_are_on_the_layout_unless_forced(tmp_path, capsys):
-    """The next start is a fresh table: a pass bet on a point, archived away, left the table unknown."""
+    """The next start is a fresh table, so a pass bet on a point would be archived away: archive
+    refuses it unless forced."""
     from controller.rules import TableConfig
     from controller.table import JournaledTable
 
@@ -514,9 +517,9 @@ def test_archive_refuses_while_bets_are_on_the_layout_unless_forced(tmp_path, ca
     assert not (tmp_path / "state" / "journal.sqlite3").exists()
 
 
-def test_an_archive_cut_between_its_naming_and_the_removal_is_finished_by_the_next_try(tmp_path, capsys, monkeypatch):
-    """The archive had its name and the original was still there: every later try was refused
-    ("exists already ... nothing was archived"), with the partial copy left for good."""
+def test_an_archive_cut_short_is_finished_by_the_next_try(tmp_path, capsys, monkeypatch):
+    """An archive cut between its naming and the removal of the original is finished by the next try,
+    which leaves one archive and no original behind."""
     _crash(tmp_path / "state", 5)
     real_unlink = Path.unlink
 
@@ -537,7 +540,7 @@ def test_an_archive_cut_between_its_naming_and_the_removal_is_finished_by_the_ne
 
 
 def test_an_archive_on_a_stick_without_links_is_named_by_a_rename(tmp_path, capsys, monkeypatch):
-    """FAT and exFAT have no hard links: link() says EPERM, and every archive there failed."""
+    """FAT and exFAT have no hard links (link() says EPERM): an archive there is named by a rename."""
     import errno
 
     def no_links(src, dst):
@@ -551,7 +554,8 @@ def test_an_archive_on_a_stick_without_links_is_named_by_a_rename(tmp_path, caps
 
 
 def test_a_journal_that_cannot_be_replayed_is_archived_all_the_same(tmp_path, capsys):
-    """Row 1 a JSON array (chain intact) crashed the open-bets look with a traceback (second review)."""
+    """A journal whose row 1 is a JSON array (its chain intact) cannot be replayed to look for open
+    bets, and is archived all the same, without a traceback."""
     with Journal.open(tmp_path / "state") as journal:
         journal.append([1, 2, 3])  # type: ignore[arg-type]
         journal.append({"event": "lock"})

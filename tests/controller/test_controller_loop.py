@@ -204,7 +204,7 @@ def test_service_runs_a_scripted_session_and_shows_it(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("fails", ["journal", "display"])
-def test_whatever_fails_to_open_the_motor_lamps_and_journal_that_did_open_are_closed(tmp_path, monkeypatch, fails):
+def test_a_failed_start_closes_what_it_opened(tmp_path, monkeypatch, fails):
     """A journal of other rules, or a display port that is not there: the start stops, and the
     GPIO lines and the journal it had already opened are released, not left to the interpreter."""
     import controller.service as service
@@ -280,13 +280,14 @@ class ShownStates:
     """Stands in for the display link: keeps every state it is asked to show."""
 
     def __init__(self) -> None:
-        self.shown = []
+        self.shown: list = []
 
     def show(self, state) -> None:
         self.shown.append(state)
 
 
-def test_with_the_camera_lost_the_display_asks_for_a_hand_entry_once_bets_are_locked(rig):
+def test_a_lost_camera_has_the_display_ask_for_a_hand_entry(rig):
+    """With the camera lost, the display asks for a hand entry once bets are locked."""
     factory, pins, devices, link, standin, journal, inputs = rig
     display = ShownStates()
     controller = TableController(JournaledTable.open(journal, "craps", TableConfig()), devices, display,
@@ -441,8 +442,10 @@ def test_service_with_the_generated_camera_reads_a_roll_after_the_lock(tmp_path)
     assert not runner.is_alive()
 
 
-def test_a_service_restarted_mid_roll_with_the_generated_camera_reads_the_dice_lying_there_for_the_dealer(tmp_path):
-    """The demo's camera lays the dice a restart finds, and knows its empty felt, as a calibrated table does."""
+def test_a_restart_mid_roll_reads_the_dice_lying_there(tmp_path):
+    """A service restarted mid-roll with the generated camera reads the dice lying there, for the
+    dealer: the demo's camera lays the dice a restart finds, and knows its empty felt, as a
+    calibrated table does."""
     import time
 
     from controller.camera import AT_REST_REASON

@@ -73,7 +73,8 @@ def test_a_configured_lgpio_factory_without_lgpio_stops_with_what_to_install(tmp
 
 
 def test_demo_bets_from_standard_input_reach_every_game(tmp_path, monkeypatch, capsys):
-    """Standard input can be read once: a hazard bet after the craps game's turn was lost."""
+    """Standard input can be read once, and a hazard bet given after the craps game's turn still
+    reaches the hazard table."""
     import io
     import sys
 
@@ -93,8 +94,9 @@ def test_a_demo_bet_for_a_game_that_is_not_one_is_refused_by_its_line(tmp_path, 
     assert not (tmp_path / "var").exists()
 
 
-def test_a_journal_of_other_rules_stops_the_table_with_a_status_systemd_does_not_restart(tmp_path, capsys):
-    """Restarting cannot mend it: the journal wants archiving or the file mending (docs/operation.md)."""
+def test_a_journal_of_other_rules_stops_the_table_for_good(tmp_path, capsys):
+    """A journal of other rules stops the table with an exit status systemd does not restart:
+    restarting cannot mend it; the journal wants archiving or the file mending (docs/operation.md)."""
     events = tmp_path / "e.jsonl"
     events.write_text("")
     config = tmp_path / "t.toml"
@@ -246,9 +248,9 @@ def test_check_warns_of_a_display_port_that_is_not_there(tmp_path, capsys):
     assert "warning: display.port: /dev/ttyNOSUCH0 is not there now" in capsys.readouterr().out
 
 
-def test_check_agrees_with_the_start_on_an_empty_journal_file_and_on_rows_left_in_a_log(tmp_path, capsys):
-    """A zero-byte journal.sqlite3 starts a new journal, which --check called an altered one; rows
-    left in a -wal whose file was moved make the start refuse, which --check called no journal."""
+def test_check_agrees_with_the_start_on_odd_journal_files(tmp_path, capsys):
+    """--check says what the start does: a zero-byte journal.sqlite3 starts a new journal, and rows
+    left in a -wal whose file was moved make the start refuse."""
     config = _table_file(tmp_path)
     (tmp_path / "state").mkdir()
     (tmp_path / "state" / "journal.sqlite3").write_bytes(b"")

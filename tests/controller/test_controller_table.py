@@ -196,7 +196,8 @@ def test_a_table_found_waiting_for_dice_at_a_start_expects_a_roll(game, events, 
         ("hazard", [LOCK, SPIN_DONE, read("uncertain", [3, 4, 5])], VOID, False),  # they lie there until LOCK
     ],
 )
-def test_the_dice_a_roll_waits_for_are_thrown_anew_but_for_a_voided_read_in_the_cage(game, events, last, thrown):
+def test_which_awaited_rolls_are_thrown_anew(game, events, last, thrown):
+    """The dice a roll waits for are thrown anew, except after a voided read in the hazard cage."""
     from controller.table import dice_thrown, expects_roll
 
     before, _ = run(new_table(game, CONFIG), *events)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import time
 import types
+from typing import Any
 
 import pytest
 
@@ -52,7 +53,7 @@ def _fake_machine(uart: VirtualUart, chain: VirtualChain, loops: int) -> types.M
             if self.fed >= loops:
                 raise _LoopDone
 
-    module = types.ModuleType("machine")
+    module: Any = types.ModuleType("machine")
     module.Pin, module.UART, module.SPI, module.WDT = Pin, UART, SPI, WDT
     module.opened = opened
     return module

@@ -10,7 +10,7 @@ FIRMWARE = Path(__file__).resolve().parents[2] / "firmware"
 
 def _firmware_imports(module: str) -> set[str]:
     tree = ast.parse((FIRMWARE / f"{module}.py").read_text())
-    found = set()
+    found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module:
             if node.module == "firmware":

@@ -66,10 +66,12 @@ def test_a_display_on_an_older_protocol_asks_for_a_reflash(scripted_factory, fas
     assert not health.connected and not health.healthy
 
 
-def test_after_a_version_mismatch_the_host_keeps_silent_long_enough_for_an_old_display_to_show_no_link(
+def test_after_a_version_mismatch_the_host_keeps_silent(
     scripted_factory, fast_timing, eventually
 ):
-    """An old firmware hears every HELLO: sent each reopen, they would keep its last picture up as if current."""
+    """After a version mismatch the host keeps silent long enough for an old display to show no link:
+    an old firmware hears every HELLO, and one sent at each reopen would keep its last picture up
+    as if current."""
     heard: list[float] = []
 
     def firmware_1_0_0(data: bytes) -> bytes:

@@ -17,7 +17,7 @@ def lights(factory):
     device.close()
 
 
-def lit(factory) -> tuple[bool, bool, bool]:
+def lit(factory) -> tuple[bool, ...]:
     return tuple(bool(factory.pin(pin).state) for pin in (NO_MORE_BETS, INSIDE, OUTSIDE))
 
 

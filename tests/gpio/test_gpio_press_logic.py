@@ -212,7 +212,8 @@ def test_a_release_before_the_hold_time_is_not_long_even_when_polled_after_it():
     assert confirm.poll(1.70) == [] and confirm.pressed  # the next push goes on from here
 
 
-def test_repeat_guard_counts_a_push_too_soon_after_the_last_one_it_let_through_as_that_push():
+def test_repeat_guard_merges_a_push_too_soon():
+    """The repeat guard counts a push too soon after the last one it let through as that push."""
     guard = RepeatGuard(0.4)
     assert [guard.admit(t) for t in (10.0, 10.15, 10.39, 10.4, 10.5, 10.85)] == [True, False, False, True, False, True]
     assert all(RepeatGuard(0.0).admit(t) for t in (1.0, 1.0, 1.01))  # 0: every push counts
@@ -220,7 +221,8 @@ def test_repeat_guard_counts_a_push_too_soon_after_the_last_one_it_let_through_a
         RepeatGuard(-0.1)
 
 
-def test_button_logic_dates_the_hold_off_by_the_debounced_edge_and_reports_what_it_holds_off():
+def test_button_logic_times_the_hold_off_from_the_debounced_edge():
+    """The button logic dates the hold-off by the debounced edge and reports what it holds off."""
     logic = ButtonLogic(0.03, 1.5, has_long=False, repeat_s=0.4)
     found = []
     for t, level in ((0.0, True), (0.1, False), (0.2, True), (0.3, False), (0.6, True)):

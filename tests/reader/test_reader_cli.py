@@ -35,7 +35,7 @@ def test_read_json_contract(capsys, images):
     assert status == 0
     (line,) = lines
     assert {"image", "status", "dice", "ms"} <= set(line)
-    assert set(line) <= {"image", "status", "dice", "ms", "reason"}
+    assert set(line) <= {"image", "status", "dice", "ms", "reason", "model"}
     assert line["image"] == str(images["good"])
     assert line["status"] in ("ok", "uncertain", "no_read")
     assert isinstance(line["ms"], float) and line["ms"] > 0
@@ -53,6 +53,23 @@ def test_bad_files_give_no_read_lines_and_the_command_goes_on(capsys, images):
     for line in lines[:4]:
         assert line["status"] == "no_read" and line["dice"] == [] and line["reason"]
     assert lines[4]["status"] != "no_read" or "image" not in lines[4]["reason"]
+
+
+def test_read_and_bench_take_a_model_folder_and_name_it(capsys, images, tmp_path):
+    import shutil
+
+    from vision.reader.model_dir import BUNDLED_MODEL, MODEL_FILES, model_digest
+
+    folder = tmp_path / "table-model"
+    folder.mkdir()
+    for name in MODEL_FILES:
+        shutil.copy(BUNDLED_MODEL / name, folder / name)
+    status, (line,) = run_read(capsys, "--game", "craps", "--json", "--model", str(folder), str(images["good"]))
+    assert status == 0 and line["model"] == model_digest(folder) and line["dice"]
+    (folder / "dice_detector.onnx").unlink()
+    assert main(["read", "--model", str(folder), str(images["good"])]) == 2
+    assert "dice_detector.onnx: missing" in capsys.readouterr().err
+    assert main(["bench", str(tmp_path), "--model", str(folder)]) == 2
 
 
 def test_game_sets_the_dice_count(capsys, images):
@@ -222,7 +239,8 @@ def test_bench_says_when_the_split_holds_none_of_the_labelled_images(tmp_path, c
 @pytest.mark.parametrize("command", ["read", "bench"])
 @pytest.mark.parametrize("size", ["0", "-5", "nan", "inf"])
 def test_a_die_size_that_is_no_size_is_refused(capsys, command, size):
-    """It made every read a no_read "calibration: die size ...", which looked like the reader failing."""
+    """Refused at once: otherwise every read would be a no_read ("calibration: die size ..."), which
+    looks like the reader failing."""
     with pytest.raises(SystemExit) as done:
         main([command, f"--die-size={size}", "x"])
     assert done.value.code == 2 and "must be a number above 0" in capsys.readouterr().err

@@ -84,7 +84,7 @@ def test_calibrated_die_size_reads_big_dice(draw_table):
 
 
 def test_the_calibrated_top_face_reaches_the_judge(draw_table, monkeypatch):
-    """The touching rule by top faces (judge.TOUCHING_TOP_FACES) needs the calibration's die size."""
+    """The touching rule by top faces (P.touching_top_faces) needs the calibration's die size."""
     import vision.reader.read as read_module
 
     seen = []
@@ -114,6 +114,7 @@ def test_bad_frames_are_no_read_not_exceptions(frame):
 
 
 @pytest.mark.parametrize("size", [float("nan"), float("inf"), 0.0, -40.0])
-def test_a_calibration_with_a_die_size_that_is_no_size_is_a_no_read_not_an_exception(draw_table, size):
+def test_a_calibrated_die_size_that_is_no_size_is_a_no_read(draw_table, size):
+    """A calibration whose die size is no size gives a no_read, not an exception."""
     read = read_dice(draw_table([(200, 240, 3), (420, 240, 5)]), expect=2, calibration=Calibration(die_size_px=size))
     assert read.status == ReadStatus.NO_READ and "die size must be a positive number of pixels" in read.reason

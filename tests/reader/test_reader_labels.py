@@ -295,9 +295,10 @@ def test_class_names_are_written_only_where_none_name_the_classes_otherwise(tmp_
     assert not (theirs / "classes.txt").exists()
 
 
-def test_class_names_are_not_written_under_a_datasets_own_names_for_labels_already_there(tmp_path):
-    """Ultralytics keeps OUT/data.yaml above OUT/labels: a classes.txt written into OUT/labels would
-    take its place for the labels already there (second review)."""
+def test_class_names_are_not_written_under_a_datasets_own(tmp_path):
+    """Class names are not written under a dataset's own names for the labels already there:
+    Ultralytics keeps OUT/data.yaml above OUT/labels, and a classes.txt written into OUT/labels
+    would take its place."""
     from vision.benchtool.labels import write_class_names
 
     (tmp_path / "data.yaml").write_text("names: ['six', 'five', 'four', 'three', 'two', 'one']\n")

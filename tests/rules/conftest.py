@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 _spec = importlib.util.spec_from_file_location("rules_helpers", Path(__file__).with_name("rules_helpers.py"))
+assert _spec is not None and _spec.loader is not None
 _module = importlib.util.module_from_spec(_spec)
 sys.modules["rules_helpers"] = _module
 _spec.loader.exec_module(_module)

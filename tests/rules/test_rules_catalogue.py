@@ -13,6 +13,7 @@ POINT_DICE = {4: (1, 3), 5: (1, 4), 6: (1, 5), 8: (2, 6), 9: (3, 6), 10: (4, 6)}
 def settings(game: str, name: str, number: int | None) -> list[list[dict]]:
     """A few states in which a bet of the game can be made: fresh, and one roll on."""
     if game == "craps" and name == "odds":
+        assert number is not None  # odds are made on a point
         return [[bet("A", "pass", 500), roll(*POINT_DICE[number])]]
     return {
         "craps": [[], [roll(2, 2)], [roll(5, 5)]],

@@ -21,10 +21,10 @@ CRAPS = [
     ("hard", 4, [], 500), ("hard", 6, [], 500), ("hard", 8, [], 500), ("hard", 10, [], 500),
     ("aces", None, [], 500), ("ace_deuce", None, [], 500), ("eleven", None, [], 500), ("twelve", None, [], 500),
 ]
-HAZARD = ([("raffle", n, [], 150) for n in range(1, 7)]
+HAZARD: list[tuple[str, int | None, list, int]] = ([("raffle", n, [], 150) for n in range(1, 7)]
           + [(name, None, [], 500) for name in ("any_raffle", "low", "high", "odd", "even")]
           + [("number", n, [], 500) for n in range(4, 18)] + [("chuck", n, [], 500) for n in range(1, 7)])
-BANG = [(name, None, [], 500) for name in ("field", "under7", "over7", "any7", "big6", "big8", "beat_dealer")]
+BANG: list[tuple[str, int | None, list, int]] = [(name, None, [], 500) for name in ("field", "under7", "over7", "any7", "big6", "big8", "beat_dealer")]
 CASES = [("craps", *c) for c in CRAPS] + [("hazard", *c) for c in HAZARD] + [("bang", *c) for c in BANG]
 
 

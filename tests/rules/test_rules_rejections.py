@@ -105,8 +105,8 @@ def test_the_engine_itself_refuses_a_face_that_is_not_1_to_6(dice):
 
 @pytest.mark.parametrize("game,event", [
     ("craps", Bet(seat="A", bet="pass", amount=True)),
-    ("craps", Bet(seat="A", bet="pass", amount=500.0)),
-    ("craps", Bet(seat="A", bet="place", amount=500, number=6.0)),
+    ("craps", Bet(seat="A", bet="pass", amount=500.0)),  # type: ignore[arg-type]
+    ("craps", Bet(seat="A", bet="place", amount=500, number=6.0)),  # type: ignore[arg-type]
     ("hazard", Bet(seat="A", bet="raffle", amount=100, number=True)),
 ])
 def test_the_engine_itself_refuses_an_amount_or_number_that_is_not_a_whole_number(game, event):

@@ -76,9 +76,8 @@ def test_replay_with_a_bad_configuration(tmp_path, capsys):
 
 
 def test_replay_reads_only_the_rules_of_the_configuration_and_skips_comments(tmp_path, capsys):
-    """An auditor recomputing settlements while the rest of the file is being mended (a misspelt
-    camera key, a calibration not made yet) was refused; `run --events` skips `#` lines, replay
-    called them malformed."""
+    """An auditor can recompute settlements while the rest of the file is being mended (a misspelt
+    camera key, a calibration not made yet); replay skips `#` lines, as `run --events` does."""
     config = tmp_path / "table.toml"
     config.write_text('[rules]\nfield_2_12_pays_2_to_1 = true\n[camera]\nexposure = 4\n'
                       '[calibration]\nfile = "not-made-yet.toml"\n', encoding="utf-8")

@@ -57,7 +57,7 @@ def image_folder(tmp_path: Path) -> Path:
 def video_file(tmp_path: Path) -> Path:
     """Twelve frames at 10 fps, written with cv2.VideoWriter (MJPG in AVI: available in every OpenCV build)."""
     path = tmp_path / "clip.avi"
-    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10.0, (160, 120))
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"MJPG"), 10.0, (160, 120))
     assert writer.isOpened()
     for i in range(12):
         writer.write(textured(i))

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from vision.calibrate import (
+    CALIBRATION_KEYS,
     CalibrationError,
     calibrate,
     calibration_from_table,
@@ -49,9 +50,10 @@ def cage_cluster(seed: int, apart: bool):
     """Three dice flush in a triangle in the cage's dish, and a fourth apart from them if ``apart``."""
     rng = np.random.default_rng(seed)
     table = make_table("cage", rng, (640, 480))
+    assert table.dish is not None
     (cx, cy), _ = table.dish
     s = table.die_size * 1.02
-    dice = (DieState(cx - s / 2, cy, orientation(2, 0.0)), DieState(cx + s / 2, cy, orientation(5, 0.0)),
+    dice: tuple[DieState, ...] = (DieState(cx - s / 2, cy, orientation(2, 0.0)), DieState(cx + s / 2, cy, orientation(5, 0.0)),
             DieState(float(cx), cy - s, orientation(3, 0.0)))
     if apart:
         dice += (DieState(cx - 2.5 * s, cy + s / 2, orientation(4, 0.4)),)
@@ -153,7 +155,7 @@ def test_something_taken_away_between_the_empty_and_the_dice_frames_is_refused()
 
 
 def shifted(frame: np.ndarray, dx: int, dy: int) -> np.ndarray:
-    return cv2.warpAffine(frame, np.float32([[1, 0, dx], [0, 1, dy]]), frame.shape[1::-1], borderMode=cv2.BORDER_REPLICATE)
+    return cv2.warpAffine(frame, np.array([[1, 0, dx], [0, 1, dy]], np.float32), frame.shape[1::-1], borderMode=cv2.BORDER_REPLICATE)
 
 
 def darkened(frame: np.ndarray, x0: int, x1: int) -> np.ndarray:
@@ -197,7 +199,7 @@ def felt_frames(seed: int, bgr: tuple[int, int, int]):
     felt = table.landing > 0
     background = table.background.copy()
     shade = grey[felt] / grey[felt].mean()
-    background[felt] = np.clip(shade[:, None] * np.float32(bgr), 0, 255).astype(np.uint8)
+    background[felt] = np.clip(shade[:, None] * np.array(bgr, np.float32), 0, 255).astype(np.uint8)
     table = replace(table, background=background)
     renderer = SceneRenderer(table, rng)
     empty = [renderer.render(SceneState())[0] for _ in range(3)]
@@ -232,10 +234,35 @@ def test_saved_calibration_loads_back_with_its_mask_and_empty_picture(tmp_path: 
     path = save_calibration(result, tmp_path / "cal")
     assert {p.name for p in path.parent.iterdir()} == {"calibration.toml", "landing_mask.png", "empty.png", "calibration_check.png"}
     loaded = load_calibration(path)
+    assert loaded.landing_mask is not None and result.calibration.landing_mask is not None
     assert np.array_equal(loaded.landing_mask, result.calibration.landing_mask)
     assert loaded.die_size_px == result.calibration.die_size_px
     assert loaded.dice_hsv == result.calibration.dice_hsv and loaded.felt_hsv == result.calibration.felt_hsv
-    assert np.array_equal(load_empty_image(path), result.empty)
+    empty_image = load_empty_image(path)
+    assert empty_image is not None and np.array_equal(empty_image, result.empty)
+
+
+def test_full_resolution_frames_give_the_die_size_in_their_pixels_and_it_is_kept(tmp_path: Path):
+    table, empty, dice = table_frames("rail", 1, 2)
+    full = [cv2.resize(f, (1920, 1440), interpolation=cv2.INTER_CUBIC) for f in dice]
+    result = calibrate(empty, dice, expect=2, full_dice_frames=full)
+    cal = result.calibration
+    assert cal.full_size == (1920, 1440) and cal.frame_size == (640, 480) and cal.die_size_px is not None
+    assert cal.full_die_size_px == pytest.approx(3 * cal.die_size_px, rel=0.01)
+    loaded = load_calibration(save_calibration(result, tmp_path / "cal"))
+    assert (loaded.full_size, loaded.full_die_size_px) == (cal.full_size, cal.full_die_size_px)
+    assert loaded.die_size_at((1440, 1920, 3)) == cal.full_die_size_px
+    with pytest.raises(CalibrationError, match="do not show the small frames' view"):
+        calibrate(empty, dice, expect=2, full_dice_frames=[cv2.resize(f, (1920, 1080)) for f in dice])
+
+
+def test_dice_seen_from_straight_above_give_no_tilt_and_a_tilt_is_kept(tmp_path: Path):
+    _, empty, dice = table_frames("rail", 6, 2)
+    result = calibrate(empty, dice, expect=2)
+    assert result.calibration.view_tilt_deg < 10
+    result.calibration.view_tilt_deg, result.calibration.view_toward_deg = 22.5, 80.0
+    loaded = load_calibration(save_calibration(result, tmp_path / "cal"))
+    assert (loaded.view_tilt_deg, loaded.view_toward_deg) == (22.5, 80.0)
 
 
 def test_check_image_outlines_the_area_and_darkens_outside():
@@ -317,10 +344,12 @@ def problems_of(path: Path) -> list[tuple[str, str]]:
 def test_a_valid_calibration_file_loads_as_written(tmp_path: Path):
     """The checks refuse wrong values only: every key as the calibrate tool writes it still loads."""
     cal = load_calibration(calibration_folder(tmp_path))
-    assert cal.landing_mask.shape == (48, 64) and cal.landing_mask[24, 32] == 255 and cal.landing_mask[0, 0] == 0
+    mask = cal.landing_mask
+    assert mask is not None and mask.shape == (48, 64) and mask[24, 32] == 255 and mask[0, 0] == 0
     assert cal.die_size_px == 21.5
     assert cal.dice_hsv == [(6, 217, 119), (100, 40, 230)] and cal.felt_hsv == (70, 230, 82)
-    assert load_empty_image(tmp_path / "calibration.toml").shape == (48, 64, 3)
+    empty_image = load_empty_image(tmp_path / "calibration.toml")
+    assert empty_image is not None and empty_image.shape == (48, 64, 3)
 
 
 def test_a_calibration_file_saved_with_a_byte_order_mark_loads_as_without_one(tmp_path: Path):
@@ -362,8 +391,9 @@ def test_a_calibration_file_that_is_not_utf8_is_a_clear_error_not_a_traceback(tm
     ("landing_mask = 5", ("calibration.landing_mask", "expected the name of a PNG file, got 5")),
     ("empty_image = false", ("calibration.empty_image", "expected the name of a PNG file, got False")),
 ])
-def test_each_value_of_the_wrong_type_or_out_of_range_is_refused_naming_key_and_value(tmp_path: Path, text, problem):
-    """``dice_hsv = 5`` gave a TypeError traceback; a hue of 600 or ``frame_size = "x"`` were loaded as they stood."""
+def test_a_bad_calibration_value_is_refused_by_name(tmp_path: Path, text, problem):
+    """Each value of the wrong type or out of range (``dice_hsv = 5``, a hue of 600,
+    ``frame_size = "x"``) is refused, naming its key and its value."""
     key = text.split(" = ")[0]
     lines = [line for line in VALID.splitlines() if not line.startswith(f"{key} = ")]
     assert problems_of(calibration_folder(tmp_path, "\n".join(lines + [text]) + "\n")) == [problem]
@@ -375,7 +405,7 @@ def test_each_value_of_the_wrong_type_or_out_of_range_is_refused_naming_key_and_
 def test_a_misspelt_key_is_refused_with_the_known_keys(tmp_path: Path):
     """Ignored, it left the die size unset: the reader then guessed the scale of every frame unseen."""
     path = calibration_folder(tmp_path, VALID.replace("die_size_px", "die_sise_px"))
-    known = "known: frame_size, landing_mask, empty_image, die_size_px, dice_hsv, felt_hsv"
+    known = "known: " + ", ".join(CALIBRATION_KEYS)
     assert problems_of(path) == [("calibration.die_sise_px", f"unknown key ({known})")]
 
 

@@ -33,7 +33,7 @@ def test_record_a_generated_session_and_replay_it(tmp_path: Path, capsys):
     assert len(replay) == len(recorded)
     assert [f.timestamp for f in replay] == stamps
     first = cv2.imread(str(out / recorded[0]["file"]))
-    assert np.array_equal(replay[0].image, first)
+    assert first is not None and np.array_equal(replay[0].image, first)
 
 
 def test_record_stops_after_frames_and_keeps_one_in_n(tmp_path: Path):
@@ -52,7 +52,7 @@ def test_record_from_a_folder_skips_the_corrupt_file(tmp_path: Path, image_folde
 def test_record_stops_cleanly_on_a_full_disk_keeping_what_it_saved(tmp_path: Path, capsys, monkeypatch):
     import vision.sources.recording as recording
 
-    real_imwrite, written = recording.cv2.imwrite, []
+    real_imwrite, written = recording.cv2.imwrite, list[str]()
 
     def imwrite_until_full(path, image, params):
         if len(written) == 3:
@@ -109,7 +109,7 @@ def test_calibrate_from_image_files(tmp_path: Path):
     out = tmp_path / "cal"
     assert main(["calibrate", "--empty", str(tmp_path / "empty"), "--dice", str(tmp_path / "dice.png"), "--expect", "2", "--out", str(out)]) == 0
     cal = load_calibration(out / "calibration.toml")
-    assert abs(cal.die_size_px - table.die_size) < 0.08 * table.die_size
+    assert cal.die_size_px is not None and abs(cal.die_size_px - table.die_size) < 0.08 * table.die_size
     assert (out / "calibration_check.png").exists()
 
 
@@ -216,7 +216,7 @@ def test_calibrate_from_a_camera_drops_the_frames_queued_during_each_prompt(monk
 
     monkeypatch.setattr(vision.sources, "open_source", lambda spec: camera)
     monkeypatch.setattr("builtins.input", prompt)
-    empty, dice, _, _ = calibrate._from_source("usb:0", 3, None)
+    empty, dice, _, _, _ = calibrate._from_source("usb:0", 3, None)
     assert len(empty) == len(dice) == 3
     assert all(image[0, 0, 0] == 255 for image in empty + dice)
 
@@ -230,7 +230,7 @@ def test_calibrate_from_a_camera_asks_for_and_expects_the_games_dice(monkeypatch
     asked = []
     monkeypatch.setattr(vision.sources, "open_source", lambda spec: QueuingCamera())
     monkeypatch.setattr("builtins.input", lambda text: asked.append(text) or "")
-    _, _, expect, filmed = calibrate._from_source("usb:0", 2, game)
+    _, _, _, expect, filmed = calibrate._from_source("usb:0", 2, game)
     assert expect == count and asked[1].startswith(f"Lay {count} dice at rest") and filmed == (game or "craps")
 
 
@@ -270,7 +270,7 @@ def test_calibrate_films_the_configured_camera_at_its_size_and_rate(tmp_path, mo
     monkeypatch.setattr(vision.sources, "open_source", lambda spec: opened.append(spec) or QueuingCamera())
     monkeypatch.setattr("builtins.input", lambda text: "")
     spec, game = calibrate._table_camera(str(config))
-    _, _, expect, filmed = calibrate._from_source(spec, 2, game)
+    _, _, _, expect, filmed = calibrate._from_source(spec, 2, game)
     assert opened == [{"type": "usb", "target": 2, "size": (1280, 960), "fps": 15}]
     assert (expect, filmed) == (3, "hazard")
     config.write_text('[camera]\nsource = "scenes"\n')

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from vision.scenes import Camera, render_scene
-from vision.scenes.dataset import main as dataset_main, write_dataset
+from vision.benchtool.dataset import main as dataset_main, write_dataset
 from vision.scenes.die import draw_die, orientation, top_value
 from vision.scenes.render import random_look
 
@@ -88,7 +88,7 @@ def test_dataset_writer_makes_yolo_labels_and_a_manifest(tmp_path: Path):
     assert len(rows) == 4
     for row in rows:
         image = cv2.imread(str(out / row["image"]))
-        assert image.shape == (240, 320, 3)
+        assert image is not None and image.shape == (240, 320, 3)
         lines = (out / "labels_yolo" / (Path(row["image"]).stem + ".txt")).read_text().split()
         classes = [int(c) for c in lines[0::5]]
         assert sorted(c + 1 for c in classes) == sorted(int(v) for v in row["values"].split())
@@ -99,7 +99,8 @@ def test_dataset_writer_makes_yolo_labels_and_a_manifest(tmp_path: Path):
 def test_the_dataset_command_draws_frames_of_the_size_asked_and_refuses_a_bad_size(tmp_path: Path):
     assert dataset_main([str(tmp_path / "big"), "--count", "1", "--seed", "2", "--size", "960x720"]) == 0
     (image,) = (tmp_path / "big" / "images").iterdir()
-    assert cv2.imread(str(image)).shape == (720, 960, 3)
+    big = cv2.imread(str(image))
+    assert big is not None and big.shape == (720, 960, 3)
     for bad in ("960", "960x", "32x32", "axb"):
         with pytest.raises(SystemExit):
             dataset_main([str(tmp_path / "bad"), "--size", bad])

@@ -7,7 +7,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.scenes.scenarios import SCENARIOS, build
+from vision.benchtool.scenarios import SCENARIOS, build
 from vision.settle import SettleConfig, SettleDetector, Settled, Unsettled
 from vision.sources.base import Frame
 
@@ -100,7 +100,7 @@ def felt(rng: np.random.Generator, size=(160, 120)) -> np.ndarray:
 
 def with_die(base: np.ndarray, x: float, y: float, side: int = 14) -> np.ndarray:
     """A red square at a sub-pixel position, edges blended as a camera would see them."""
-    m = np.float32([[1, 0, x], [0, 1, y]])
+    m = np.array([[1, 0, x], [0, 1, y]], np.float32)
     h, w = base.shape[:2]
     alpha = cv2.warpAffine(np.ones((side, side), np.float32), m, (w, h))[:, :, None]
     red = np.array((40, 30, 200), np.float32)
@@ -200,7 +200,8 @@ def test_the_cage_hands_out_dice_at_rest_when_asked_and_a_disarm_cancels_the_ask
     assert [e for e in map(det.feed, stream([still] * 30)) if e] == []
 
 
-def test_a_throw_long_after_a_hand_passed_over_the_empty_table_is_timed_from_its_own_motion():
+def test_a_throw_is_timed_from_its_own_motion():
+    """A throw long after a hand passed over the empty table is timed from its own motion."""
     # The detector armed itself on the empty table; a hand passed; the throw came much later.
     rng = np.random.default_rng(6)
     base = felt(rng)
@@ -223,7 +224,8 @@ def test_dice_at_rest_stay_marked_when_touched_before_the_camera_saw_them_still(
     assert [(type(e), e.at_rest) for e in events] == [(Settled, True)]
 
 
-def test_the_ask_for_dice_at_rest_lapses_once_the_table_is_seen_empty_or_a_roll_times_out():
+def test_the_ask_for_dice_at_rest_lapses():
+    """The ask for dice at rest lapses once the table is seen empty, or a roll times out."""
     rng = np.random.default_rng(8)
     base = felt(rng)
     throw = [with_die(base, 20 + 8 * k, 30 + 4 * k) for k in range(10)]
@@ -264,7 +266,8 @@ def test_frame_size_change_starts_over_without_failing():
 
 
 @pytest.mark.parametrize("size", [float("nan"), float("inf"), 0.0, -3.0])
-def test_a_die_size_that_is_no_size_is_refused_when_configured_not_at_the_first_frame(size):
+def test_a_die_size_that_is_no_size_is_refused_at_once(size):
+    """A die size that is no size is refused when it is configured, not at the first frame."""
     with pytest.raises(ValueError, match="die_size_px must be a positive number of pixels"):
         SettleConfig(die_size_px=size)
 

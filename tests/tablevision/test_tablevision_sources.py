@@ -414,9 +414,11 @@ def test_open_source_refuses_options_the_source_cannot_use_at_once(spec, why):
 
 def test_open_source_accepts_the_documented_options(image_folder: Path):
     with open_source("generated:seed=3,game=hazard,size=320x240,realtime=1,fps=15") as src:
+        assert isinstance(src, GeneratedSource)
         assert (src.seed, src.game, src.size, src.realtime, src.fps) == (3, "hazard", (320, 240), True, 15.0)
-    with open_source({"type": "folder", "path": str(image_folder), "loop": True, "fps": 10}) as src:
-        assert src.loop and src.fps == 10
+    with open_source({"type": "folder", "path": str(image_folder), "loop": True, "fps": 10}) as folder:
+        assert isinstance(folder, FolderSource)
+        assert folder.loop and folder.fps == 10
     open_source({"type": "usb", "target": 63, "size": [320, 240], "fps": 15, "backoff": {"initial": 1.0}}).close()
 
 
@@ -548,7 +550,8 @@ def test_usb_camera_unplugged_and_plugged_back(monkeypatch, make_frame):
     assert src.health.state is HealthState.OK
 
 
-def test_a_usb_camera_read_waits_at_most_a_second_unless_the_environment_says_otherwise(monkeypatch, make_frame):
+def test_a_usb_camera_read_waits_at_most_a_second(monkeypatch, make_frame):
+    """A USB camera's read waits at most a second, unless the environment says otherwise."""
     import vision.sources.opencv as opencv_module
 
     monkeypatch.setattr(opencv_module.cv2, "VideoCapture", lambda target: FakeCapture([], make_frame(1)))

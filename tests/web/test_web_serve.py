@@ -6,8 +6,11 @@ import asyncio
 import logging
 import shutil
 import socket
+import ssl
 import subprocess
 import threading
+from collections.abc import AsyncGenerator
+from typing import cast
 
 import httpx
 import pytest
@@ -91,7 +94,8 @@ def test_tls_with_the_certificate_and_key_given(tmp_path):
     assert server.start()
     try:
         assert server.url.startswith("https://")
-        assert httpx.get(server.url, verify=str(cert)).json() == {"hello": "https"}
+        trusted = ssl.create_default_context(cafile=str(cert))
+        assert httpx.get(server.url, verify=trusted).json() == {"hello": "https"}
         with pytest.raises(httpx.HTTPError):
             httpx.get(server.url.replace("https", "http"))
     finally:
@@ -141,7 +145,7 @@ def test_a_subscriber_that_does_not_read_is_dropped_not_waited_for():
         broadcast.bind(asyncio.get_running_loop())
         slow = broadcast.response([])  # never read
         fast = broadcast.response([])
-        stream = fast.body_iterator
+        stream = cast(AsyncGenerator[bytes, None], fast.body_iterator)
         got = [await stream.__anext__()]
         for n in range(3):
             broadcast.send(sse("n", n))
@@ -149,7 +153,7 @@ def test_a_subscriber_that_does_not_read_is_dropped_not_waited_for():
         for n in range(3, 6):  # the slow one's queue fills up: it is dropped, the fast one goes on
             broadcast.send(sse("n", n))
             got.append(await stream.__anext__())
-        await slow.body_iterator.aclose()
+        await cast(AsyncGenerator[bytes, None], slow.body_iterator).aclose()
         await stream.aclose()
         return broadcast.dropped, broadcast.subscribers, got
 

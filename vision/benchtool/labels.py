@@ -29,7 +29,7 @@ as easily as the public datasets and the exports of annotation tools:
   holds commas; ``[]`` for an image with no dice). Such labels have no
   positions, so the bench matches them to the read as a multiset of values.
   Optional columns ``touching`` and ``leaning`` (``1``, ``true`` or ``yes``
-  when the roll has dice touching or a die leaning; ``vision.scenes.dataset``
+  when the roll has dice touching or a die leaning; ``vision.benchtool.dataset``
   writes ``1``) mark rolls that must not come out ``ok`` whatever their
   values; they apply to the image also when its dice are scored from YOLO
   labels.

@@ -120,8 +120,9 @@ def open_source(spec: str | Mapping[str, Any], retry: bool | None = None, **over
     if kind == "usb":
         opts.setdefault("target", 0)
     _check_options(kind, opts)
-    if opts.get("size") is not None:
-        opts["size"] = tuple(opts["size"])
+    for key in ("size", "full_size"):
+        if opts.get(key) is not None:
+            opts[key] = tuple(opts[key])
     opener: Callable[[], FrameSource]
     if kind == "generated":
         return GeneratedSource(**opts)
@@ -180,7 +181,7 @@ def _value_problem(key: str, value: Any, default: Any) -> str | None:
     """Why ``value`` cannot be option ``key`` (whose default is ``default``), or None if it can."""
     if value is None and default is None:
         return None
-    if key == "size":
+    if key in ("size", "full_size"):
         ok = (isinstance(value, (tuple, list)) and len(value) == 2
               and all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value))
         return None if ok else "expected width x height in whole pixels above 0, e.g. 640x480"

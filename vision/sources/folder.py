@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 
 from vision.sources.base import (
-    BrokenFrame, EndOfStream, Frame, FrameSource, HealthState, Pacer, SourceUnavailable, check_image,
+    BrokenFrame, EndOfStream, Frame, FrameSource, HealthState, Pacer, SourceUnavailable, check_image, shrunk,
 )
 from vision.sources.imagesize import MAX_FILE_BYTES, MAX_PIXELS, measure, too_large
 
@@ -124,8 +124,12 @@ def read_image(path: Path) -> np.ndarray:
 class FolderSource(FrameSource):
     """Replays a folder of images; ``loop`` starts again at the end, ``realtime`` keeps the recorded pace."""
 
-    def __init__(self, path: str | Path, fps: float = 30.0, loop: bool = False, realtime: bool = False) -> None:
+    def __init__(self, path: str | Path, fps: float = 30.0, loop: bool = False, realtime: bool = False,
+                 size: tuple[int, int] | None = None, full_size: tuple[int, int] | None = None) -> None:
+        """``full_size`` with ``size``: images bigger than ``size`` (of its shape) are shrunk to it
+        for motion and finding, and kept whole as the full-resolution frame (``Frame.full``)."""
         super().__init__()
+        self.small: tuple[int, int] | None = (size[0], size[1]) if full_size and size else None
         self.path = Path(path)
         self.name = f"folder:{self.path}"
         if not self.path.is_dir():
@@ -170,7 +174,8 @@ class FolderSource(FrameSource):
             raise
         self._set_health(HealthState.OK)
         self._good_in_pass = True
-        frame = Frame(image, stamp, self._count, {"file": path.name})
+        small, full = shrunk(image, self.small)
+        frame = Frame(small, stamp, self._count, {"file": path.name}, full)
         self._count += 1
         return frame
 

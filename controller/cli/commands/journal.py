@@ -82,8 +82,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         "(journal-<first row's UTC time>-<last seq>.sqlite3), so the next start begins a new one")
     archive.add_argument("--to", required=True, metavar="DIR", help="the archive folder (made if missing)")
     archive.add_argument("--force", action="store_true",
-                         help="archive even with bets on the layout or a roll under way (they stay in the archive, "
-                              "not on the new table)")
+                         help="archive even with bets on the layout or a roll under way, or rows the floor has not "
+                              "acknowledged (they stay in the archive, not on the new table or the floor)")
     for action in actions.choices.values():  # the location may follow the action too
         _location(action, argparse.SUPPRESS)
 
@@ -122,6 +122,11 @@ def _archive(args: argparse.Namespace) -> int:
     try:
         state_dir = _state_dir(args)
         unfinished = None if args.force else _unfinished_business(state_dir)
+        unsent = None if args.force else _unsent_to_floor(Path(state_dir))
+        if unsent:
+            print(f"dicetable journal archive: {unsent}; they would never reach it: start the table until the floor "
+                  "has them (or --force: they stay in the archive only)", file=sys.stderr)
+            return 2
         if unfinished:
             print(f"dicetable journal archive: {unfinished}; the next start would begin a fresh table without "
                   "them: settle or take them down first (or --force: they stay in the archive only)", file=sys.stderr)
@@ -135,6 +140,17 @@ def _archive(args: argparse.Namespace) -> int:
         print(f"dicetable journal archive: archived as it is, but its chain is broken at row {done.report.broken_seq} "
               f"({done.report.reason}): keep {done.path} as the evidence", file=sys.stderr)
     return 0
+
+
+def _unsent_to_floor(state_dir: Path) -> str | None:
+    """What of the journal the floor has not acknowledged (docs/floor.md), or None."""
+    from controller.floor.cursor import unacknowledged
+
+    left = unacknowledged(state_dir)
+    if left is None:
+        return None
+    acked, rows = left
+    return f"the floor has acknowledged {acked} of the journal's {rows} rows"
 
 
 def _unfinished_business(state_dir) -> str | None:
@@ -181,12 +197,15 @@ def _print_recall(records) -> None:
         read = r.read
         if read:
             frame = f"frame {read['frame']}" if read.get("frame") else "no frame saved"
-            seen = f"read {read.get('status')} {read.get('dice')} confidence {read.get('confidence')} {frame}"
+            model = f" model {read['model']}" if read.get("model") else ""
+            seen = f"read {read.get('status')} {read.get('dice')} confidence {read.get('confidence')} {frame}{model}"
         else:
             seen = "no camera read"
         print(f"#{r.seq} {r.ts} {r.game or ''} dice {r.dice} by {r.source}; {seen}")
         for fault in r.faults:
             print(f"    NOT AS WRITTEN: {fault} (see `dicetable journal verify`)")
+        for action in r.actions:
+            print(f"    by {action['user']} (console): {_action_text(action)}")
         for s in r.settlements:
             number = f" {s['number']}" if s.get("number") is not None else ""
             print(f"    seat {s.get('seat')} {s.get('bet')}{number} {_money(s.get('amount'))} {s.get('result')} "
@@ -201,6 +220,26 @@ def _money(cents: object) -> str:
     from controller.rules.money import dollars
 
     return dollars(cents) if isinstance(cents, int) and not isinstance(cents, bool) else repr(cents)
+
+
+def _action_text(action) -> str:
+    """A console input as ``recall`` prints it: ``bet A place 6 $6.00``, ``lock``, ``refused void``."""
+    name = str(action.get("event"))
+    words = [name]
+    if name in ("bet", "remove"):
+        words += [str(action.get("seat")), str(action.get("bet"))]
+        if action.get("number") is not None:
+            words.append(str(action["number"]))
+        if action.get("on"):
+            words.append(f"on {action['on']}")
+        if isinstance(action.get("amount"), int):
+            words.append(_money(action["amount"]))
+    elif name == "manual" and action.get("dice") is not None:
+        words.append(str(action["dice"]))
+    elif name == "next_shooter" and action.get("seat"):
+        words.append(str(action["seat"]))
+    text = " ".join(words)
+    return text if action.get("accepted", True) else f"refused {text}"
 
 
 def _write_yolo(journal, frames_dir: Path, out: Path, dealer_only: bool) -> int:

@@ -4,7 +4,8 @@ A folder stands for every image under it, as ``dicetable bench`` finds them.
 A file that is missing or not a decodable image (too large, a pipe, not an
 image) gives a ``no_read`` line with the reason and the command goes on with
 the next one; the exit status is 0 when every file could be read as an image,
-1 otherwise.
+1 otherwise, 2 for a model folder that cannot be loaded. ``--json`` lines name
+the model by its digest.
 """
 from __future__ import annotations
 
@@ -25,6 +26,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON lines (the default prints a short line)")
     parser.add_argument("--die-size", type=positive_number, metavar="PX", default=None,
                         help="side of a die's top face in pixels, as a table calibration gives it")
+    parser.add_argument("--model", metavar="MODEL_DIR", default=None,
+                        help="read with this model folder (`dicetable learn` writes one); default: the bundled model")
     parser.add_argument("images", nargs="+", metavar="IMAGE",
                         help="image files, or folders: every image under a folder, in name order (as bench finds them)")
 
@@ -38,11 +41,17 @@ def expected_count(args: argparse.Namespace) -> int | None:
 def run(args: argparse.Namespace) -> int:
     from controller.jsonlines import json_line
     from vision.model import Calibration, DiceRead, ReadStatus
-    from vision.reader import read_dice
+    from vision.reader import load_model, read_dice
+    from vision.reader.nets import ModelMissing
     from vision.sources.folder import decode_image_file
 
     if args.expect is not None and args.expect < 1:
         print(f"dicetable read: --expect must be at least 1, got {args.expect}", file=sys.stderr)
+        return 2
+    try:
+        model = load_model(args.model)
+    except ModelMissing as exc:
+        print(f"dicetable read: --model: {exc}", file=sys.stderr)
         return 2
     expect = expected_count(args)
     calibration = Calibration(die_size_px=args.die_size) if args.die_size else None
@@ -53,8 +62,8 @@ def run(args: argparse.Namespace) -> int:
             read = DiceRead(ReadStatus.NO_READ, (), problem)
             status = 1
         else:
-            read = read_dice(frame, expect=expect, calibration=calibration)
-        out = {"image": path, **read.to_json()}
+            read = read_dice(frame, expect=expect, calibration=calibration, model=model)
+        out = {"image": path, **read.to_json(), "model": model.digest}
         if args.json:
             print(json_line(out), flush=True)
         else:

@@ -1,0 +1,164 @@
+"""``dicetable floor``: the floor service, and what it holds.
+
+- ``dicetable floor --broker URL --db FILE``: subscribe to every table on the broker, keep their
+  rows in FILE (SQLite), check each table's chain as it arrives, acknowledge, raise alerts, and
+  serve the floor page (127.0.0.1:8090 by default); until SIGTERM or ^C.
+- ``dicetable floor --db FILE export --table ID``: that table's rows of its current journal,
+  exactly as ``dicetable journal export`` prints them at the table.
+- ``dicetable floor --db FILE check``: exit 0 when every table's copy is an unbroken chain and no
+  alert stands; 1, naming each table and row, otherwise.
+
+Read-only actions open the database beside the running service.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+NAME = "floor"
+HELP = "the floor: keep every table's journal from an MQTT broker, check it, serve the floor page"
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--db", metavar="FILE", required=True, help="the floor's database (SQLite; made if missing)")
+    parser.add_argument("--broker", metavar="URL", help="the broker: mqtt://HOST:PORT or mqtts://HOST:PORT")
+    parser.add_argument("--username", metavar="USER", help="the floor's broker user")
+    parser.add_argument("--password-file", metavar="FILE", help="a file holding the broker user's password alone")
+    parser.add_argument("--cafile", metavar="FILE", help="for mqtts://: the CA certificate that signed the broker's")
+    parser.add_argument("--listen", metavar="HOST:PORT", default="127.0.0.1:8090",
+                        help="where the floor page listens (default 127.0.0.1:8090); 'none' for no page")
+    parser.add_argument("--users", metavar="FILE",
+                        help="the floor page's users file (default: floor-users beside --db), made and kept with "
+                             "`dicetable user --users FILE add NAME --role pit`")
+    parser.add_argument("--certificate", metavar="FILE", help="the page's TLS certificate (PEM; needed off loopback)")
+    parser.add_argument("--key", metavar="FILE", help="the page's TLS private key (PEM)")
+    parser.add_argument("--networks", metavar="CIDR", nargs="+", default=[],
+                        help="networks besides loopback whose browsers may open the page, e.g. 192.168.1.0/24")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log every connection and resend")
+    actions = parser.add_subparsers(dest="action", metavar="ACTION")
+    export = actions.add_parser("export", help="a table's rows of its current journal, as `journal export` prints them")
+    export.add_argument("--table", required=True, metavar="ID", help="the table id")
+    export.add_argument("--journal", metavar="HASH",
+                        help="an earlier journal of the table (its first row's hash, as `tables` lists it)")
+    actions.add_parser("check", help="exit 0 when every copy is an unbroken chain and no alert stands, else 1 "
+                                     "naming the table and row")
+    actions.add_parser("tables", help="every table: its journals, rows held, status and alerts, as JSON lines")
+
+
+def run(args: argparse.Namespace) -> int:
+    import logging
+
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    if args.action is None:
+        return _serve(args)
+    if args.broker:
+        print(f"dicetable floor {args.action}: --broker is for running the floor, not for {args.action}",
+              file=sys.stderr)
+        return 2
+    from controller.floor.store import FloorStore, FloorStoreError
+
+    try:
+        store = FloorStore(args.db, readonly=True)
+    except FloorStoreError as exc:
+        print(f"dicetable floor: {exc}", file=sys.stderr)
+        return 2
+    with store:
+        if args.action == "export":
+            return _export(store, args.table, args.journal)
+        if args.action == "check":
+            return _check(store)
+        return _tables(store)
+
+
+def _export(store, table: str, journal: str | None) -> int:
+    if journal is None and table not in store.current_journals():
+        known = ", ".join(store.current_journals()) or "none yet"
+        print(f"dicetable floor export: the floor holds no journal of table {table!r} (tables: {known})",
+              file=sys.stderr)
+        return 2
+    if journal is not None and journal not in [j for j, _, _ in store.journals(table)]:
+        print(f"dicetable floor export: the floor holds no journal {journal} of table {table!r}", file=sys.stderr)
+        return 2
+    for line in store.lines(table, journal):
+        print(line)
+    return 0
+
+
+def _check(store) -> int:
+    from controller.floor.check import alert_problems, chain_problems
+
+    problems = chain_problems(store.raw_rows()) + alert_problems(store.alerts())
+    journals = sum(len(store.journals(t)) for t in store.tables())
+    for problem in problems:
+        print(json.dumps(problem.to_json()))
+        print(f"dicetable floor check: {problem}", file=sys.stderr)
+    if not problems:
+        print(json.dumps({"ok": True, "tables": len(store.tables()), "journals": journals}))
+    return 1 if problems else 0
+
+
+def _tables(store) -> int:
+    states = store.states()
+    for table in store.tables():
+        state = states.get(table, {})
+        print(json.dumps({"table": table, "online": state.get("online"), "status": state.get("status"),
+                          "journals": [{"journal": j, "first_ts": ts, "rows": n} for j, ts, n in store.journals(table)],
+                          "alerts": len(store.alerts(table))}))
+    return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import signal
+    import threading
+
+    from controller.floor.broker import BrokerError, parse_broker
+    from controller.floor.service import FloorService
+    from controller.floor.store import FloorStoreError
+
+    if not args.broker:
+        print("dicetable floor: --broker URL is needed to run the floor (or name an action: export, check, tables)",
+              file=sys.stderr)
+        return 2
+    try:
+        broker = parse_broker(args.broker, username=args.username, password_file=args.password_file,
+                              cafile=args.cafile)
+    except BrokerError as exc:
+        print(f"dicetable floor: {exc}", file=sys.stderr)
+        return 2
+    page = None
+    if args.listen != "none":
+        from controller.floor.page import PageError, start_page
+
+        try:
+            page = start_page(args.db, args.listen, users=args.users, certificate=args.certificate, key=args.key,
+                              networks=tuple(args.networks))
+        except PageError as exc:
+            print(f"dicetable floor: {exc}", file=sys.stderr)
+            return 2
+    stop = threading.Event()
+    for number in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(number, lambda *_: stop.set())
+    try:
+        service = FloorService(args.db, broker, on_alert=page.alert if page is not None else None).start()
+    except FloorStoreError as exc:
+        print(f"dicetable floor: {exc}", file=sys.stderr)
+        if page is not None:
+            page.stop()
+        return 2
+    from controller.floor.backends import describe
+
+    # One JSON line once it runs (standard output carries JSON only): the database, the broker, the page.
+    print(json.dumps({"floor": describe(args.db), "broker": broker.url, "page": page.url if page is not None else None}),
+          flush=True)
+    try:
+        while not stop.wait(0.5):
+            if not service.alive:
+                print("dicetable floor: the store stopped (see the log above)", file=sys.stderr)
+                return 3
+    finally:
+        service.stop()
+        if page is not None:
+            page.stop()
+    return 0

@@ -1,0 +1,237 @@
+"""The floor page: every table's state, the alerts, tables offline, and a table's history.
+
+Why it reads the floor's database rather than the service's memory: the database is the floor's
+word (what was received and acknowledged), and reading it beside the service, read-only, keeps
+the page unable to change anything. It uses the table console's web stack and logins
+(:mod:`controller.web`): the users file of ``dicetable user``, a session cookie of its own
+(``dicetable-floor``), the rate-limited login, and server-sent events. Every user of the file may
+look (the page changes nothing); off loopback it serves only with TLS.
+
+- ``GET /`` -- the page (``static/floor.html``: plain HTML, CSS and JavaScript).
+- ``POST /api/login``, ``POST /api/logout``, ``GET /api/whoami`` -- :class:`controller.web.auth.Auth`.
+- ``GET /api/floor`` -- the floor now (:func:`floor_view`); ``GET /api/events`` -- the same, pushed
+  when it changes (``floor``), and each alert as it is raised (``alert``).
+- ``GET /api/tables/{table}`` -- a table's journals and its last rows (:func:`table_history`).
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from controller.floor.store import Alert, FloorStore, FloorStoreError
+
+log = logging.getLogger(__name__)
+
+COOKIE = "dicetable-floor"
+#: How often the page's view of the database is read again for the browsers.
+POLL_S = 1.0
+#: A table whose status is older than this, while it says it is online, is shown as silent.
+SILENT_S = 120.0
+#: Rows of a table's history shown.
+HISTORY_ROWS = 50
+STATIC = Path(__file__).with_name("static")
+
+
+class PageError(ValueError):
+    """The page cannot be served as asked (an address, a users file, TLS); the message says why."""
+
+
+def floor_view(store: FloorStore, now: datetime | None = None) -> dict[str, Any]:
+    """What the page shows: each table (online, its status, the copy's last row, its alerts) and
+    every alert, newest first."""
+    now = now or datetime.now(timezone.utc)
+    states = store.states()
+    current = store.current_journals()
+    alerts = store.alerts()
+    tables = []
+    for table in store.tables():
+        state = states.get(table, {})
+        status = state.get("status") or {}
+        journal = current.get(table)
+        last = store.last_row(table, journal) if journal else None
+        seen = state.get("status_at")
+        age = (now - datetime.fromisoformat(seen)).total_seconds() if seen else None
+        online = state.get("online")
+        tables.append({
+            "table": table,
+            "online": online,
+            "silent": bool(online and age is not None and age > SILENT_S),
+            "status": status,
+            "status_at": seen,
+            "journal": journal,
+            "rows": last[0] if last else 0,
+            "last_ts": last[1] if last else None,
+            "behind": max(0, status["seq"] - last[0]) if last and isinstance(status.get("seq"), int)
+            and status.get("journal") == journal else 0,
+            "alerts": sum(1 for a in alerts if a.table == table),
+        })
+    return {"tables": tables, "alerts": [a.to_json() for a in reversed(alerts)],
+            "offline": [t["table"] for t in tables if t["online"] is False]}
+
+
+def table_history(store: FloorStore, table: str, journal: str | None = None) -> dict[str, Any] | None:
+    """A table's journals (oldest first) and the last :data:`HISTORY_ROWS` rows of one (the
+    current by default), or None when the floor holds nothing of that table."""
+    journals = store.journals(table)
+    if not journals:
+        return None
+    chosen = journal if journal in [j for j, _, _ in journals] else store.current_journals().get(table)
+    rows = [json.loads(line) for line in store.last_lines(table, HISTORY_ROWS, chosen)]
+    return {"table": table, "journal": chosen,
+            "journals": [{"journal": j, "first_ts": ts, "rows": n} for j, ts, n in journals],
+            "rows": rows, "alerts": [a.to_json() for a in store.alerts(table)]}
+
+
+@dataclass
+class Page:
+    """The running page: :meth:`alert` pushes an alert to the browsers (from any thread)."""
+
+    server: Any
+    events: Any
+    store: FloorStore
+
+    @property
+    def url(self) -> str:
+        return str(self.server.url)
+
+    def alert(self, alert: Alert) -> None:
+        from controller.web.push import sse
+
+        self.events.publish(sse("alert", alert.to_json()))
+
+    def stop(self) -> None:
+        self.server.stop()
+        self.store.close()
+
+
+def build_app(db: Path | str, users: Any, *, networks: tuple[Any, ...] = ()) -> tuple[Any, Any, FloorStore]:
+    """The Starlette app of the page over the database ``db``, with its event channel and store."""
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import FileResponse, JSONResponse, Response
+    from starlette.routing import Route
+
+    from controller.web.access import AllowedPeers
+    from controller.web.auth import Auth, Denied, denied_response
+    from controller.web.push import Broadcast, sse
+
+    store = _open_store(db)
+    auth = Auth(users, cookie=COOKIE)
+    events = Broadcast()
+
+    def view() -> dict[str, Any]:
+        try:
+            return floor_view(store)
+        except Exception as exc:  # noqa: BLE001 - a database being created, or briefly locked: say so, serve on
+            return {"tables": [], "alerts": [], "offline": [], "error": f"cannot read the floor's database: {exc}"}
+
+    async def page(request: Request) -> Response:
+        return FileResponse(STATIC / "floor.html", headers={"Cache-Control": "no-cache"})
+
+    async def floor(request: Request) -> Response:
+        auth.require(request)
+        return JSONResponse(view())
+
+    async def stream(request: Request) -> Response:
+        auth.require(request)
+        return events.response([sse("floor", view())])
+
+    async def history(request: Request) -> Response:
+        auth.require(request)
+        found = table_history(store, request.path_params["table"], request.query_params.get("journal"))
+        if found is None:
+            raise Denied(404, f"the floor holds nothing of table {request.path_params['table']!r}")
+        return JSONResponse(found)
+
+    app = Starlette(routes=[
+        Route("/", page),
+        Route("/api/login", auth.login, methods=["POST"]),
+        Route("/api/logout", auth.logout, methods=["POST"]),
+        Route("/api/whoami", auth.whoami),
+        Route("/api/floor", floor),
+        Route("/api/events", stream),
+        Route("/api/tables/{table}", history),
+    ], exception_handlers={Denied: denied_response})
+    app.state.view = view
+    return AllowedPeers(app, networks), events, store
+
+
+def _open_store(db: Path | str) -> FloorStore:
+    """The database read-only; a floor starting on a new database makes it first (the service's
+    store makes the same schema an instant later, and never over rows)."""
+    try:
+        return FloorStore(db, readonly=True)
+    except FloorStoreError:
+        FloorStore(db).close()
+        return FloorStore(db, readonly=True)
+
+
+def default_users(db: Path | str) -> Path:
+    """The page's users file when none is named: ``floor-users`` beside the database (in the current
+    folder for a PostgreSQL database)."""
+    from controller.floor.backends import is_url
+
+    return Path("floor-users") if is_url(db) else Path(db).parent / "floor-users"
+
+
+def start_page(db: Path | str, listen: str, *, users: str | Path | None = None, certificate: str | None = None,
+               key: str | None = None, networks: tuple[str, ...] = ()) -> Page | None:
+    """Serve the page of the database ``db`` on ``listen`` (``HOST:PORT``), its logins from ``users``
+    (:func:`default_users` by default; a file not there yet lets nobody in until a user is added).
+    :class:`PageError` when it cannot be served as asked; None, with a warning, when the address is
+    taken (the floor keeps the journals all the same)."""
+    from controller.web.access import parse_networks
+    from controller.web.serve import WebServer, parse_listen, tls_context
+    from controller.web.users import UsersError, UsersFile
+
+    try:
+        where = parse_listen(listen)
+    except ValueError as exc:
+        raise PageError(f"--listen: {exc}") from None
+    users = Path(users) if users else default_users(db)
+    if not users.exists():
+        log.warning("floor page: nobody can log in until a user is added: dicetable user --users %s add NAME "
+                    "--role pit", users)
+    if bool(certificate) != bool(key):
+        raise PageError("--certificate and --key: both or neither")
+    if not where.loopback and not certificate:
+        raise PageError(f"--listen {listen}: off this machine the page needs TLS (--certificate and --key), "
+                        "since a password must not cross the network in the clear")
+    try:
+        people = UsersFile(users)
+        if people.problem and users.exists():  # a file open to other users, or with a mistake: said at the start
+            raise PageError(f"--users: {people.problem}")
+        allowed = parse_networks(networks)
+        tls = tls_context(certificate, key) if certificate and key else None
+    except (UsersError, ValueError, OSError) as exc:
+        raise PageError(str(exc)) from None
+    app, events, store = build_app(db, people, networks=allowed)
+    state_app = app.app
+    from controller.web.push import sse
+
+    async def poll() -> None:
+        """Push the floor to the browsers whenever what they would see changed."""
+        last = None
+        while True:
+            await asyncio.sleep(POLL_S)
+            if not events.subscribers:
+                continue
+            now = state_app.state.view()
+            if now != last:
+                events.send(sse("floor", now))
+                last = now
+
+    def on_loop(loop: asyncio.AbstractEventLoop) -> None:
+        events.bind(loop)
+        loop.create_task(poll())
+
+    server = WebServer(app, where, tls=tls, on_loop=on_loop, on_stop=events.close, name="floor page")
+    if not server.start():  # the warning names the address and why
+        store.close()
+        return None
+    return Page(server, events, store)

@@ -1,0 +1,219 @@
+"""``dicetable floor``: subscribe to every table, keep their rows, check their chains, acknowledge.
+
+Why one thread writes: paho's thread only puts each message on a queue (it must not wait on the
+disk, or the broker's keep-alive suffers); the store thread takes what has come, judges and stores
+it in one transaction, and only then acknowledges, so an acknowledgement is never ahead of the
+disk. After each batch every table whose rows came is acknowledged on its retained topic (the
+copy's last row of that journal), also for rows it held already: a table whose acknowledgement
+was lost (a broker restarted without persistence) learns it again from the duplicates it sends.
+A new alert on a table's journal asks it for the whole journal again, so that the first row
+that differs from the copy is named, not only the one that showed it.
+A row past a gap asks the table to send again from the copy's last row (at most once a second a
+table). On each connection the floor acknowledges every table's current journal again.
+
+The floor's MQTT session is persistent (``clean_session`` false, one client id), so a broker that
+keeps sessions queues the rows that come while the floor is down; a broker that does not is no
+loss either, as the tables send again whatever the floor has not acknowledged.
+"""
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from controller.floor.broker import BrokerSettings, make_client
+from controller.floor.judge import Verdict
+from controller.floor.store import Alert, FloorStore, FloorStoreError
+from controller.floor.topics import (FLOOR_SUBSCRIPTIONS, Ack, PayloadError, ack_topic, parse_status,
+                                     parse_table_topic)
+
+log = logging.getLogger(__name__)
+
+#: Messages taken into one transaction at most.
+BATCH = 2000
+#: A table is asked to send again at most this often.
+RESEND_EVERY_S = 1.0
+CLIENT_ID = "dicetable-floor"
+
+
+@dataclass(frozen=True)
+class Message:
+    topic: str
+    payload: bytes
+    retained: bool
+
+
+class FloorService:
+    """The floor: a store at ``db`` fed from the broker of ``broker``. ``on_alert`` is told of
+    each new alert (the page pushes them to the browsers)."""
+
+    def __init__(self, db: Path | str, broker: BrokerSettings, *, client_id: str = CLIENT_ID,
+                 client_factory: Callable[..., Any] = make_client,
+                 on_alert: Callable[[Alert], None] | None = None, clock: Callable[[], float] = time.monotonic):
+        self.db = db  # a file, or a postgresql:// URL
+        self.broker = broker
+        self._client_id = client_id
+        self._client_factory = client_factory
+        self._on_alert = on_alert
+        self._clock = clock
+        self._inbox: "queue.Queue[Message | None]" = queue.Queue()
+        self._client: Any = None
+        self._thread: threading.Thread | None = None
+        self._ready = threading.Event()
+        self._connected = threading.Event()
+        self._resent_at: dict[str, float] = {}
+        self._reack = threading.Event()
+        self._failure: BaseException | None = None
+        self._stopping = False
+        self.stored = 0
+        """Rows stored since the start (the bench reads it)."""
+
+    def start(self) -> "FloorService":
+        """Open the store (raising :class:`FloorStoreError` if it cannot be), then connect and serve."""
+        self._thread = threading.Thread(target=self._store_loop, name="floor-store", daemon=True)
+        self._thread.start()
+        self._ready.wait()
+        if self._failure is not None:
+            raise self._failure
+        client = self._client_factory(self.broker, self._client_id, clean_session=False)
+        client.on_connect = self._on_connect
+        client.on_disconnect = self._on_disconnect
+        client.on_message = self._on_message
+        client.max_inflight_messages_set(100)
+        self._client = client
+        client.connect_async(self.broker.host, self.broker.port, keepalive=30)
+        client.loop_start()
+        return self
+
+    def wait_connected(self, timeout: float) -> bool:
+        return self._connected.wait(timeout)
+
+    def stop(self) -> None:
+        """Store what has come, then disconnect."""
+        self._stopping = True
+        if self._client is not None:
+            self._client.disconnect()
+            self._client.loop_stop()
+        self._inbox.put(None)
+        if self._thread is not None:
+            self._thread.join(timeout=30)
+
+    @property
+    def alive(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    # -- paho's thread -----------------------------------------------------------------------
+
+    def _on_connect(self, client: Any, userdata: Any, flags: Any, reason: Any, properties: Any = None) -> None:
+        if getattr(reason, "is_failure", False):
+            log.error("floor: the broker %s refused the floor: %s", self.broker.url, reason)
+            return
+        for topic in FLOOR_SUBSCRIPTIONS:
+            client.subscribe(topic, qos=1)
+        self._connected.set()
+        self._reack.set()  # a broker restarted without persistence lost the retained acknowledgements
+        self._inbox.put(Message("", b"", False))  # an empty message wakes the store thread to acknowledge
+        log.info("floor: connected to %s", self.broker.url)
+
+    def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any, properties: Any = None) -> None:
+        if self._connected.is_set() and not self._stopping:
+            log.warning("floor: lost the broker %s (%s); reconnecting", self.broker.url, reason)
+        self._connected.clear()
+
+    def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
+        self._inbox.put(Message(message.topic, bytes(message.payload), bool(message.retain)))
+
+    # -- the store thread --------------------------------------------------------------------
+
+    def _store_loop(self) -> None:
+        try:
+            store = FloorStore(self.db)
+        except FloorStoreError as exc:
+            self._failure = exc
+            self._ready.set()
+            return
+        self._ready.set()
+        try:
+            running = True
+            while running:
+                batch: list[Message] = []
+                item = self._inbox.get()
+                while True:
+                    if item is None:
+                        running = False
+                    elif item.topic:
+                        batch.append(item)
+                    if len(batch) >= BATCH:
+                        break
+                    try:
+                        item = self._inbox.get_nowait()
+                    except queue.Empty:
+                        break
+                self._take(store, batch)
+        finally:
+            store.close()
+
+    def _take(self, store: FloorStore, batch: list[Message]) -> None:
+        acks: dict[str, Ack] = {}
+        alerts: list[Alert] = []
+        store.begin()
+        try:
+            for message in batch:
+                self._one(store, message, acks, alerts)
+            store.commit()
+        except BaseException:
+            store.rollback()
+            raise
+        if self._reack.is_set():
+            self._reack.clear()
+            for table, (journal, seq, digest) in store.latest_tails().items():
+                acks.setdefault(table, Ack(journal, seq, digest))
+        for table, ack in acks.items():
+            self._client.publish(ack_topic(table), ack.payload(), qos=1, retain=True)
+        for alert in alerts:
+            if self._on_alert is not None:
+                self._on_alert(alert)
+
+    def _one(self, store: FloorStore, message: Message, acks: dict[str, Ack], alerts: list[Alert]) -> None:
+        try:
+            where = parse_table_topic(message.topic)
+        except PayloadError:
+            log.warning("floor: ignored a message on %s", message.topic)
+            return
+        table = where.table
+        if where.kind == "online":
+            store.set_online(table, message.payload.decode("utf-8", errors="replace"))
+            return
+        if where.kind == "status":
+            try:
+                status = parse_status(message.payload)
+            except PayloadError as exc:
+                log.warning("floor: table %s: %s", table, exc)
+                return
+            alert = store.set_status(table, status, live=not message.retained)
+            if alert is not None and alert.journal is not None:
+                alerts.append(alert)
+                acks[table] = Ack(alert.journal, 0, None, resend=True)  # every row again: which one differs first?
+            return
+        assert where.journal is not None
+        outcome = store.receive(table, where.journal, message.payload)
+        if outcome.alert is not None:
+            alerts.append(outcome.alert)
+            # Every row again: the rows before this one are compared, so the first that differs is named.
+            acks[table] = Ack(where.journal, 0, None, resend=True)
+            return
+        tail = store.tail(table, where.journal) or (0, None)
+        if outcome.verdict is Verdict.STORE:
+            self.stored += 1
+        if outcome.verdict in (Verdict.STORE, Verdict.DUPLICATE):
+            acks[table] = Ack(where.journal, tail[0], tail[1])
+        elif outcome.verdict is Verdict.GAP:
+            now = self._clock()
+            if now - self._resent_at.get(table, -RESEND_EVERY_S) >= RESEND_EVERY_S:
+                self._resent_at[table] = now
+                acks[table] = Ack(where.journal, tail[0], tail[1], resend=True)
+                log.info("floor: table %s: %s; asked for them again", table, outcome.reason)
