@@ -232,8 +232,9 @@ def _load_calibration(table: dict[str, Any], base: Path, problems: list[tuple[st
                 problems.append(("calibration.file", f"must name a calibration.toml (got {table['file']!r})"))
                 return Calibration(), None
             path = base / table["file"]
-            if not path.is_file():
-                problems.append(("calibration.file", f"no such file: {path}"))
+            unusable = unusable_path(path)
+            if unusable or not path.is_file():
+                problems.append(("calibration.file", f"{path} {unusable}" if unusable else f"no such file: {path}"))
                 return Calibration(), None
             return load_calibration(path), load_empty_image(path)
         if not table:
@@ -457,7 +458,12 @@ def device_warnings(config: Config) -> list[str]:
     """Devices named by a path that is not there now: the table starts and waits for them (a USB
     adapter may be plugged in later), but until then its watchdog is not pinged."""
     port = config.display["port"]
-    if port not in ("sim", "none") and port.startswith("/dev/") and not Path(port).exists():
+    if port in ("sim", "none") or not port.startswith("/dev/"):
+        return []
+    unusable = unusable_path(Path(port))
+    if unusable:
+        return [f"display.port: {port} {unusable} (the table cannot open it)"]
+    if not Path(port).exists():
         return [f"display.port: {port} is not there now (the table waits for it, and systemd restarts it "
                 "while the display does not answer)"]
     return []

@@ -84,3 +84,20 @@ def test_a_pin_map_nested_too_deeply_is_refused_by_the_wiring_check(tmp_path):
     (tmp_path / "pins.toml").write_text(DEEP)
     with pytest.raises(GpioConfigError, match="nested too deeply"):
         read_tables(tmp_path / "pins.toml")
+
+
+@pytest.mark.parametrize("key", ["calibration.file", "camera.path"])
+def test_other_paths_of_the_configuration_that_the_system_refuses_are_named(tmp_path, capsys, key):
+    section, name = key.split(".")
+    extra = '\nsource = "folder"' if section == "camera" else ""
+    config = _write(tmp_path, f'[{section}]\n{name} = "{LONG_PART}"{extra}\n')
+    for argv in (["run", "--config", config, "--check"], ["run", "--config", config]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert f"{key}: " in err and "File name too long" in err and "Traceback" not in err
+
+
+def test_a_display_port_the_system_refuses_is_a_warning_of_check(tmp_path, capsys):
+    config = _write(tmp_path, f'[camera]\nsource = "none"\n[display]\nport = "/dev/{LONG_PART}"\n')
+    assert main(["run", "--config", config, "--check"]) == 0
+    assert "warning: display.port:" in capsys.readouterr().out
