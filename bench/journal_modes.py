@@ -26,7 +26,7 @@ from typing import Any
 
 from controller.journal import EFFECT, GENESIS, INPUT, entry_hash
 from controller.journal.chain import canonical_json
-from controller.journal.store import _SCHEMA
+from controller.journal.store import SCHEMA
 from controller.rules import TableConfig
 from controller.table import new_table, step
 
@@ -53,7 +53,7 @@ class Journal:
         self.db = sqlite3.connect(folder / "journal.sqlite3", isolation_level=None)
         self.db.execute(f"PRAGMA journal_mode={journal_mode}")
         self.db.execute(f"PRAGMA synchronous={synchronous}")
-        self.db.executescript(f"BEGIN IMMEDIATE; {_SCHEMA} COMMIT;")
+        self.db.executescript(f"BEGIN IMMEDIATE; {SCHEMA} COMMIT;")
         self.prev, self.seq = GENESIS, 0
         self.times: list[float] = []
 

@@ -52,7 +52,8 @@ BUSY_WAIT_S = 10.0
 #: ``dicetable run --events``), not what it is: the table and the rules engine ignore it.
 ORIGIN = "via"
 
-_SCHEMA = """
+#: The journal's one table and the triggers that keep it append-only (made only in a new file).
+SCHEMA = """
 CREATE TABLE journal (
     seq       INTEGER PRIMARY KEY,
     ts        TEXT NOT NULL,
@@ -100,7 +101,7 @@ def _guards() -> dict[str, str]:
     """The triggers that refuse UPDATE and DELETE, as a new journal stores them (whitespace folded)."""
     db = sqlite3.connect(":memory:")
     try:
-        db.executescript(_SCHEMA)
+        db.executescript(SCHEMA)
         return {name: " ".join(sql.split())
                 for name, sql in db.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'")}
     finally:
@@ -138,8 +139,13 @@ class Journal:
         """The last row a writer committed here, as its mark said when this journal was opened."""
         self._db = self._open_reader() if readonly else self._open_writer()
         self._tail: tuple[int, str] | None = None
-        if self._marker is not None and self._last()[0]:
-            self._marker.write(Mark(*self._last()))  # a journal from before marks: marked from now on
+        if self._marker is not None:  # a journal from before marks is marked from now on
+            try:
+                seq, digest = self._last()
+            except JournalError:  # damaged: verify names where, and no mark is made of it
+                seq, digest = 0, GENESIS
+            if seq:
+                self._marker.write(Mark(seq, digest))
 
     def _open_writer(self) -> sqlite3.Connection:
         """Take the lock, open the file in rollback-journal mode (a new one gets the schema; one left
@@ -165,7 +171,7 @@ class Journal:
                                        "another program reads it; start the table again once that is done")
                 db.execute("PRAGMA synchronous=FULL")
                 if db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0] == 0:
-                    db.executescript(f"BEGIN IMMEDIATE; {_SCHEMA} COMMIT;")
+                    db.executescript(f"BEGIN IMMEDIATE; {SCHEMA} COMMIT;")
                 self._marker = MarkWriter(self.path, self.committed)
             except BaseException:
                 db.close()
