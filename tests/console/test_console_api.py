@@ -258,6 +258,9 @@ def test_a_frame_is_served_to_a_user_and_a_path_outside_the_frames_is_not(consol
         assert answer.headers["content-type"] == "image/jpeg"
         for name in ("..%2Fsecret.jpg", "missing.jpg", ".hidden"):
             assert pit.get(f"/frames/{name}").status_code == 404
+        for name in ("a" * 5000 + ".jpg", "a%00b.jpg"):  # more than a file name may hold; a NUL
+            answer = pit.get(f"/frames/{name}")
+            assert answer.status_code == 404 and answer.json() == {"reason": "no such frame"}
 
 
 def test_the_pit_sees_device_faults_as_alerts_and_the_journal_checked(console_table):
