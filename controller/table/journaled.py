@@ -19,7 +19,7 @@ import json
 import logging
 from typing import Any, Callable, Mapping
 
-from controller.journal import EFFECT, INPUT, Entry, Journal, JournalError, verify
+from controller.journal import EFFECT, INPUT, ORIGIN, Entry, Journal, JournalError, verify
 from controller.journal.chain import canonical_json, storable
 from controller.rules import TableConfig
 from controller.table import flow
@@ -29,6 +29,8 @@ log = logging.getLogger(__name__)
 
 PROGRESS_EVERY = 5000
 """Rows between two progress reports of a replay."""
+SENDER = ("user", ORIGIN)
+"""The fields of an input that say who sent it (a console user) and how."""
 
 
 class JournalMismatch(JournalError):
@@ -48,8 +50,16 @@ def _journalable(event: Any) -> dict[str, Any]:
     try:
         journaled = _plain(dict(event))
     except (TypeError, ValueError, RecursionError):
-        return flow.malformed_event(repr(dict(event)))
-    return journaled if storable(journaled) else flow.malformed_event(repr(dict(event)))
+        return _malformed(event)
+    return journaled if storable(journaled) else _malformed(event)
+
+
+def _malformed(event: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``malformed`` input standing for ``event``, still naming who sent it and how (the
+    console's ``user`` and ``via``) when those can be kept: `journal recall` shows who made
+    every console input, a malformed one too."""
+    kept = {key: event[key] for key in SENDER if isinstance(event.get(key), str) and storable(event[key])}
+    return {**flow.malformed_event(repr(dict(event))), **kept}
 
 
 def _comparable(effect: dict[str, Any]) -> str:

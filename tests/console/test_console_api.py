@@ -206,6 +206,28 @@ def test_journal_recall_shows_who_made_each_console_input(console_table, capsys)
         ("dana", "bet", True), ("dora", "bet", False), ("dora", "lock", True)]
 
 
+def test_a_bet_the_journal_cannot_keep_as_sent_is_refused_and_recall_still_shows_who(console_table, capsys):
+    table = console_table()
+    with table.client("dana") as dana:
+        body = b'{"seat": "A", "bet": "pass", "amount": 500, "note": "\\ud800"}'  # half of a UTF-16 pair
+        answer = dana.post("/api/bets", content=body, headers={"Content-Type": "application/json"})
+        assert answer.status_code == 422 and answer.json()["rule"] is None
+        assert dana.get("/api/state").json()["bets"] == []
+    seq = int(answer.headers["X-Journal-Seq"])
+    (row,) = [row for row in rows(table) if row.seq == seq]
+    assert row.event["event"] == "malformed" and (row.event["user"], row.event["via"]) == ("dana", "console")
+    with table.client("dana") as dana:
+        answer = dana.post("/api/bets", json={"seat": "A", "bet": "pass", "amount": True})  # JSON's true is no amount
+        assert answer.status_code == 422 and answer.json()["rule"] is None
+        dana.post("/api/actions", json={"event": "lock"})
+        table.settle([6, 6])
+        wait_for(lambda: dana.get("/api/state").json()["last_rolls"])
+    assert main(["journal", "--file", str(table.journal_path), "recall", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "by dana (console): refused malformed" in out
+    assert "by dana (console): refused bet A pass\n" in out  # no "$0.01" made of a true
+
+
 def _events(url: str, cookies, name: str, count: int, out: list, ready: threading.Event) -> None:
     with httpx.stream("GET", url, cookies=cookies, timeout=20) as answer:
         kind = None
