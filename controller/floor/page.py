@@ -138,8 +138,8 @@ def build_app(db: Path | str, users: Any, *, networks: tuple[Any, ...] = ()) -> 
         return JSONResponse(view())
 
     async def stream(request: Request) -> Response:
-        auth.require(request)
-        return events.response([sse("floor", view())])
+        session = auth.require(request)  # the stream ends once its user logs out, expires or is removed
+        return events.response([sse("floor", view())], allowed=auth.still(session))
 
     async def history(request: Request) -> Response:
         auth.require(request)
