@@ -49,7 +49,8 @@ COOKIE = "dicetable_console"
 MAX_BODY = 16 * 1024
 #: Seconds between two looks at the devices' health.
 HEALTH_EVERY_S = 2.0
-#: What each POST takes: the events it accepts and the one a body without ``event`` means.
+#: What each POST takes: the events it accepts. A bet or a removal may leave ``event`` out (the URL
+#: says which); a press must name its button, so that a body naming none presses nothing.
 BETS, REMOVALS = ("bet",), ("remove",)
 ACTIONS = ("lock", "confirm", "void", "manual", "next_shooter")
 #: Fields of a request the console sets itself, whatever the browser sent.
@@ -262,7 +263,9 @@ def _event(body: bytes, allowed: tuple[str, ...], path: str) -> dict[str, Any]:
         data = None
     if not isinstance(data, dict):
         raise _Unprocessable(f"{path} takes one JSON object, as in docs/events.md")
-    name = data.get("event", allowed[0])
+    name = data.get("event", allowed[0] if len(allowed) == 1 else None)
+    if name is None and "event" not in data:
+        raise _Unprocessable(f"{path} names no event: send one of {', '.join(repr(a) for a in allowed)}")
     if name not in allowed:
         raise _Unprocessable(f"{path} takes {' or '.join(repr(a) for a in allowed)} events, not {name!r}")
     return {**{k: v for k, v in data.items() if k not in OURS}, "event": name}

@@ -96,6 +96,8 @@ def test_a_refused_bet_is_422_with_reason_and_rule_journaled_and_changes_nothing
     ("/api/actions", '{"event": "bet", "seat": "A", "bet": "pass", "amount": 500}', "not 'bet'"),
     ("/api/actions", '{"event": "read", "status": "ok", "dice": [3, 4]}', "not 'read'"),
     ("/api/actions", '{"event": "spin_done"}', "not 'spin_done'"),
+    ("/api/actions", "{}", "names no event"),  # a press is named: an empty body must not LOCK
+    ("/api/actions", '{"dice": [3, 4]}', "names no event"),
 ])
 def test_a_body_that_is_not_this_urls_event_is_422_and_never_reaches_the_table(console_table, path, body, words):
     table = console_table()
