@@ -348,3 +348,34 @@ def test_an_event_stream_ends_when_its_user_logs_out(console_table):
         assert pit.post("/api/logout").status_code == 200
         dealer.post("/api/bets", json={"seat": "A", "bet": "pass", "amount": 500})
         assert ended.wait(10) and len(received) == 1
+
+
+def test_check_the_chain_now_pressed_again_and_again_runs_one_check_at_a_time(console_table, monkeypatch):
+    """Each check is a process of its own: a user pressing the button twenty times while one runs
+    must not start twenty (it would take the Pi's cores from the table)."""
+    import asyncio
+
+    from controller.console.link import TableLink
+
+    running = []
+    release = threading.Event()
+
+    async def slow_check(link) -> None:
+        running.append(link)
+        while not release.is_set():
+            await asyncio.sleep(0.02)
+        link.verified = {"ok": True, "rows": 1}
+        link.on_change()
+
+    monkeypatch.setattr(TableLink, "verify", slow_check)
+    table = console_table()
+    with table.client("pete") as pit:
+        for _ in range(20):
+            assert pit.post("/api/verify").status_code == 202
+        wait_for(lambda: running)
+        time.sleep(0.3)
+        assert len(running) == 1
+        release.set()
+        wait_for(lambda: pit.get("/api/state").json()["journal"]["verify"])
+        assert pit.post("/api/verify").status_code == 202
+        wait_for(lambda: len(running) == 2)  # once it is over, the next press checks again
