@@ -251,7 +251,7 @@ class DemoTable:
         camera = self.camera.health
         link = self.display.link.health()
         return {"camera": {"ok": camera.ok, "detail": f"generated scenes: {camera.state.value}"},
-                "display": {"ok": link.healthy, "detail": f"stand-in on {link.port}"
+                "display": {"ok": link.healthy, "detail": "stand-in on a pseudo-terminal"
                             + (f" ({link.last_error})" if link.last_error else "")}}
 
     def keep_open(self) -> None:

@@ -49,7 +49,8 @@ COOKIE = "dicetable_console"
 MAX_BODY = 16 * 1024
 #: Seconds between two looks at the devices' health.
 HEALTH_EVERY_S = 2.0
-#: What each POST takes: the events it accepts and the one a body without ``event`` means.
+#: What each POST takes: the events it accepts. A bet or a removal may leave ``event`` out (the URL
+#: says which); a press must name its button, so that a body naming none presses nothing.
 BETS, REMOVALS = ("bet",), ("remove",)
 ACTIONS = ("lock", "confirm", "void", "manual", "next_shooter")
 #: Fields of a request the console sets itself, whatever the browser sent.
@@ -79,6 +80,7 @@ class Console:
         self._board: bytes = sse("board", None)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._verified_at = 0.0
+        self._checking: tuple[TableLink, asyncio.Task[Any]] | None = None
 
     # --- the server's thread ---------------------------------------------------------------
 
@@ -95,10 +97,23 @@ class Console:
         self.updates.close()
         self.board.close()
 
-    def _spawn(self, work: Any) -> None:
+    def _spawn(self, work: Any) -> asyncio.Task[Any]:
         task = asyncio.ensure_future(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        return task
+
+    def _check_chain(self, link: TableLink) -> None:
+        """Check ``link``'s journal now, unless a check of it is under way: each is a process of its
+        own, and a button pressed again and again must not start one each time. A check of a table
+        no longer dealt (the demo moved on) is stopped for it."""
+        if self._checking is not None:
+            checked, task = self._checking
+            if not task.done():
+                if checked is link:
+                    return
+                task.cancel()
+        self._checking = (link, self._spawn(link.verify()))
 
     async def _watch(self) -> None:
         """Every :data:`HEALTH_EVERY_S`: the devices' health; now and then, the journal's chain."""
@@ -112,7 +127,7 @@ class Console:
             now = asyncio.get_running_loop().time()
             if link.verify_every_s is not None and now - self._verified_at >= link.verify_every_s:
                 self._verified_at = now
-                self._spawn(link.verify())
+                self._check_chain(link)
 
     def changed(self) -> None:
         """The table or its health changed: push the new state, and the board if its part changed."""
@@ -131,7 +146,7 @@ class Console:
             link.poll_health()
             if link.verify_every_s is not None:
                 self._verified_at = asyncio.get_running_loop().time()
-                self._spawn(link.verify())
+                self._check_chain(link)
         self.changed()
 
     # --- the table's thread ---------------------------------------------------------------
@@ -194,7 +209,7 @@ class Console:
 
     async def verify(self, request: Request) -> Response:
         self.auth.require(request, change=True)
-        self._spawn(self.table().verify())
+        self._check_chain(self.table())
         return JSONResponse({"verifying": True}, status_code=202)
 
     async def bets(self, request: Request) -> Response:
@@ -262,7 +277,9 @@ def _event(body: bytes, allowed: tuple[str, ...], path: str) -> dict[str, Any]:
         data = None
     if not isinstance(data, dict):
         raise _Unprocessable(f"{path} takes one JSON object, as in docs/events.md")
-    name = data.get("event", allowed[0])
+    name = data.get("event", allowed[0] if len(allowed) == 1 else None)
+    if name is None and "event" not in data:
+        raise _Unprocessable(f"{path} names no event: send one of {', '.join(repr(a) for a in allowed)}")
     if name not in allowed:
         raise _Unprocessable(f"{path} takes {' or '.join(repr(a) for a in allowed)} events, not {name!r}")
     return {**{k: v for k, v in data.items() if k not in OURS}, "event": name}

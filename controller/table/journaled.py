@@ -19,8 +19,8 @@ import json
 import logging
 from typing import Any, Callable, Iterator, Mapping
 
-from controller.journal import EFFECT, INPUT, Entry, Journal, JournalError, verify
-from controller.journal.chain import comparable_json, unstorable
+from controller.journal import EFFECT, INPUT, ORIGIN, Entry, Journal, JournalError, verify
+from controller.journal.chain import comparable_json, storable, unstorable
 from controller.rules import TableConfig
 from controller.table import flow
 from controller.table.flow import Step, TableState
@@ -29,6 +29,8 @@ log = logging.getLogger(__name__)
 
 PROGRESS_EVERY = 5000
 """Rows between two progress reports of a replay."""
+SENDER = ("user", ORIGIN)
+"""The fields of an input that say who sent it (a console user) and how."""
 
 
 class JournalMismatch(JournalError):
@@ -48,8 +50,16 @@ def _journalable(event: Any) -> dict[str, Any]:
         return {"event": None, "raw": repr(event)}
     problem = unstorable(dict(event))
     if problem is not None:
-        return flow.malformed_event(repr(dict(event)), f"an event that {problem}")
+        return _malformed(event, f"an event that {problem}")
     return _plain(dict(event))
+
+
+def _malformed(event: Mapping[str, Any], problem: str) -> dict[str, Any]:
+    """The ``malformed`` input standing for ``event``, with why, still naming who sent it and how
+    (the console's ``user`` and ``via``) when those can be kept: `journal recall` shows who made
+    every console input, a malformed one too."""
+    kept = {key: event[key] for key in SENDER if isinstance(event.get(key), str) and storable(event[key])}
+    return {**flow.malformed_event(repr(dict(event)), problem), **kept}
 
 
 def _comparable(effect: dict[str, Any]) -> str:

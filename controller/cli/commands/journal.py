@@ -232,7 +232,7 @@ def _action_text(action) -> str:
             words.append(str(action["number"]))
         if action.get("on"):
             words.append(f"on {action['on']}")
-        if isinstance(action.get("amount"), int):
+        if isinstance(action.get("amount"), int) and not isinstance(action["amount"], bool):
             words.append(_money(action["amount"]))
     elif name == "manual" and action.get("dice") is not None:
         words.append(str(action["dice"]))
