@@ -5,15 +5,16 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 LINT_STAMP := $(VENV)/.installed-lint
 
-.PHONY: run test lint install clean
+.PHONY: run test lint install clean chromium screenshots
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-# Reinstall only when the project's metadata changed.
+# Reinstall only when the project's metadata changed. The learn extra is `dicetable learn`'s
+# training library (PyTorch, CPU build).
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,learn]'
 	touch $(STAMP)
 
 $(LINT_STAMP): pyproject.toml | $(BIN)/python
@@ -22,13 +23,23 @@ $(LINT_STAMP): pyproject.toml | $(BIN)/python
 
 install: $(STAMP)
 
+# ARGS are passed on: `make run ARGS=--keep-open` keeps the craps table and its console open.
 run: $(STAMP)
-	$(BIN)/dicetable run
+	$(BIN)/dicetable run $(ARGS)
 
-# The floor's tests start their own Mosquitto broker and PostgreSQL server: install them when missing.
-test: $(STAMP)
+# The floor's tests start their own Mosquitto broker and PostgreSQL server, the console's drive
+# Debian's chromium: install them when missing.
+test: $(STAMP) chromium
 	sh scripts/ensure-floor-services.sh
 	$(BIN)/python -m pytest -q
+
+# The console's browser tests drive Debian's chromium: installed here when it is missing.
+chromium:
+	@scripts/ensure-chromium.sh
+
+# The README's pictures of the console, from the browser tests' demo run.
+screenshots: $(STAMP) chromium
+	scripts/console-screenshots.sh
 
 # The import contracts and the linters, configured in pyproject.toml.
 lint: $(LINT_STAMP)

@@ -8,7 +8,7 @@ scores both as ``dicetable bench`` does (dice matched to labels by place),
 and prints per folder: per-die accuracy, ``ok`` rolls, silent misreads
 (``ok`` but wrong) and the mean time, for each, and the images whose read
 changed. Make close-up folders with ``python -m vision.benchtool.altered
-FOLDER OUT --close-up 0.6`` (docs/vision.md, "Close-ups").
+FOLDER OUT --close-up 0.6``.
 
 Usage::
 

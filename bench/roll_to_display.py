@@ -3,7 +3,7 @@
 On the stand-ins, at 30 frames per second: generated scenes (pre-rendered,
 then delivered at the camera's pace, each frame stamped when it is
 "captured"), the real settle detector, the real dice reader, the frame saved
-to disk, the journal (SQLite, WAL, synchronous=FULL, in a temporary state
+to disk, the journal (SQLite, a rollback journal, synchronous=FULL, in a temporary state
 directory), the table step, and the display stand-in acknowledging over the
 real serial link on a pseudo-terminal.
 
@@ -19,7 +19,7 @@ the generated dice no longer move. The breakdown per roll:
 
 Usage::
 
-    .venv/bin/python bench/roll_to_display.py [--rolls 20] [--game craps] [--json]
+    .venv/bin/python bench/roll_to_display.py [--rolls 20] [--game craps] [--json] [--wal]
 
 Rendering happens before the timed part (a camera renders nothing), so the
 figures do not depend on how fast scenes are generated.
@@ -61,82 +61,99 @@ def _rest_index(frames) -> int:
     return first_still
 
 
-def measure(game: str, rolls: int, seed: int) -> list[dict[str, float | str]]:
-    from gpiozero.pins.mock import MockFactory
+class RollRig:
+    """One table on the stand-ins (mock pins, the display stand-in on a pty, a journal in a temporary
+    folder, the generated camera), ready to time one roll after another with :meth:`roll`."""
 
-    state_dir = Path(tempfile.mkdtemp(prefix="dicetable-bench-"))
-    factory = MockFactory()
-    devices = build_devices(pin_factory=factory, clock=ManualClock())
-    standin = start_standin()
-    link = DisplayLink(standin.port).start()
-    journal = Journal.open(state_dir)
-    controller = TableController(JournaledTable.open(journal, game, TableConfig()), devices, link, spin_seconds=0.05)
-    controller.redraw()
-    camera = GeneratedSource(seed=seed, game=game, fps=FPS, rest_s=0.6)
-    pipeline = ReadPipeline(game, state_dir / "frames", fps=FPS)
-    rng = random.Random(seed)
-    rows = []
-    try:
+    def __init__(self, game: str, seed: int, wal: bool = False):
+        from gpiozero.pins.mock import MockFactory
+
+        self.game = game
+        self.state_dir = Path(tempfile.mkdtemp(prefix="dicetable-bench-"))
+        self.factory = MockFactory()
+        self.devices = build_devices(pin_factory=self.factory, clock=ManualClock())
+        self.standin = start_standin()
+        self.link = DisplayLink(self.standin.port).start()
+        self.journal = Journal.open(self.state_dir)
+        if wal:  # to weigh the table's rollback journal against WAL (docs/operation.md, "The journal's files")
+            self.journal._db.execute("PRAGMA journal_mode=WAL")
+        self.controller = TableController(JournaledTable.open(self.journal, game, TableConfig()), self.devices,
+                                          self.link, spin_seconds=0.05)
+        self.controller.redraw()
+        self.camera = GeneratedSource(seed=seed, game=game, fps=FPS, rest_s=0.6)
+        self.pipeline = ReadPipeline(game, self.state_dir / "frames", fps=FPS)
+        self.rng = random.Random(seed)
         # Let the link come up and the detector learn the empty table.
-        link.wait_acked(controller.display_view(), timeout=5)
+        self.link.wait_acked(self.controller.display_view(), timeout=5)
         for _ in range(15):
-            pipeline.feed(camera.read())
-        for _ in range(rolls):
-            controller.submit({"event": "lock"})
-            if controller.state.phase is Phase.SPINNING:
-                controller.submit({"event": "spin_done"})
-            pipeline.arm()
-            values = [rng.randint(1, 6) for _ in range(controller.state.dice_count)]
-            camera.throw(values, game)
-            frames = []
-            while camera.pending:
-                frames.append(camera.read())
-            rest = _rest_index(frames)
-            start = time.monotonic()
-            stamps: list[float] = []
-            row = None
-            for k, frame in enumerate(frames):
-                due = start + k / FPS
-                delay = due - time.monotonic()
-                if delay > 0:
-                    time.sleep(delay)
-                stamps.append(time.monotonic())  # the frame is "captured" now
-                t_feed = time.monotonic()
-                event = pipeline.feed(frame)
-                if event is None or row is not None:
-                    continue
-                t_read_done = time.monotonic()
-                controller.submit(event)
-                t_submitted = time.monotonic()
-                acked = link.wait_acked(controller.display_view(), timeout=5)
-                if acked is None:
-                    raise RuntimeError("the display never acknowledged the result")
-                read_ms = float(event.get("ms") or 0.0)
-                row = {
-                    "status": event["status"],
-                    "total_ms": (acked - stamps[rest]) * 1000,
-                    "settle_ms": (t_feed - stamps[rest]) * 1000,
-                    "read_ms": read_ms,
-                    "save_ms": max(0.0, (t_read_done - t_feed) * 1000 - read_ms),
-                    "journal_step_ms": (t_submitted - t_read_done) * 1000,
-                    "display_ms": (acked - t_submitted) * 1000,
-                }
-            if row is None:
-                raise RuntimeError("no still frame for a throw")
-            rows.append(row)
-            # Clear the table for the next roll whatever the read was.
-            while controller.state.phase is not Phase.BETTING:
-                if controller.state.phase is Phase.PENDING:
-                    controller.submit({"event": "manual", "dice": values})
-                else:
-                    controller.submit({"event": "void"})
+            self.pipeline.feed(self.camera.read())
+
+    def roll(self) -> dict[str, float | str]:
+        """Lock, throw, feed the frames at the camera's pace; the row of timings of this roll."""
+        controller, pipeline, camera = self.controller, self.pipeline, self.camera
+        controller.submit({"event": "lock"})
+        if controller.state.phase is Phase.SPINNING:
+            controller.submit({"event": "spin_done"})
+        pipeline.arm()
+        values = [self.rng.randint(1, 6) for _ in range(controller.state.dice_count)]
+        camera.throw(values, self.game)
+        frames = []
+        while camera.pending:
+            frames.append(camera.read())
+        rest = _rest_index(frames)
+        start = time.monotonic()
+        stamps: list[float] = []
+        row = None
+        for k, frame in enumerate(frames):
+            due = start + k / FPS
+            delay = due - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+            stamps.append(time.monotonic())  # the frame is "captured" now
+            t_feed = time.monotonic()
+            event = pipeline.feed(frame)
+            if event is None or row is not None:
+                continue
+            t_read_done = time.monotonic()
+            controller.submit(event)
+            t_submitted = time.monotonic()
+            acked = self.link.wait_acked(controller.display_view(), timeout=5)
+            if acked is None:
+                raise RuntimeError("the display never acknowledged the result")
+            read_ms = float(event.get("ms") or 0.0)
+            row = {
+                "status": event["status"],
+                "total_ms": (acked - stamps[rest]) * 1000,
+                "settle_ms": (t_feed - stamps[rest]) * 1000,
+                "read_ms": read_ms,
+                "save_ms": max(0.0, (t_read_done - t_feed) * 1000 - read_ms),
+                "journal_step_ms": (t_submitted - t_read_done) * 1000,
+                "display_ms": (acked - t_submitted) * 1000,
+            }
+        if row is None:
+            raise RuntimeError("no still frame for a throw")
+        # Clear the table for the next roll whatever the read was.
+        while controller.state.phase is not Phase.BETTING:
+            if controller.state.phase is Phase.PENDING:
+                controller.submit({"event": "manual", "dice": values})
+            else:
+                controller.submit({"event": "void"})
+        return row
+
+    def close(self) -> None:
+        self.link.stop()
+        self.standin.stop()
+        self.devices.close()
+        self.journal.close()
+        self.camera.close()
+
+
+def measure(game: str, rolls: int, seed: int, wal: bool = False) -> list[dict[str, float | str]]:
+    rig = RollRig(game, seed, wal)
+    try:
+        return [rig.roll() for _ in range(rolls)]
     finally:
-        link.stop()
-        standin.stop()
-        devices.close()
-        journal.close()
-        camera.close()
-    return rows
+        rig.close()
 
 
 def summarise(rows: list[dict]) -> dict[str, dict[str, float]]:
@@ -155,8 +172,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rolls", type=int, default=20)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--wal", action="store_true",
+                        help="keep the journal in WAL mode instead of the table's rollback journal, to compare")
     args = parser.parse_args(argv)
-    rows = measure(args.game, args.rolls, args.seed)
+    rows = measure(args.game, args.rolls, args.seed, args.wal)
     summary = summarise(rows)
     statuses = {s: sum(1 for r in rows if r["status"] == s) for s in ("ok", "uncertain", "no_read")}
     if args.json:

@@ -1,6 +1,6 @@
 """How long settle detection waits after the dice stop, and whether it is ever wrong.
 
-Renders the named scenarios of :mod:`vision.scenes.scenarios` (rolls on the
+Renders the named scenarios of :mod:`vision.benchtool.scenarios` (rolls on the
 rail table, dice bumped before and after they are handed out, hands over
 dice and over the empty felt, two quick rolls, a die that never stops, the
 hazard cage's spins) at 30 frames per second, feeds every frame to
@@ -28,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from vision.scenes.scenarios import SCENARIOS, build  # noqa: E402
+from vision.benchtool.scenarios import SCENARIOS, build  # noqa: E402
 from vision.settle import SettleConfig, SettleDetector, Settled, Unsettled  # noqa: E402
 
 

@@ -8,6 +8,8 @@ order things took effect, and outputs are always drawn from the state that
 was just journaled.
 
 - :class:`TableController` -- one table: ``submit(event)`` and ``redraw()``.
+- :class:`Submission` / :func:`take` -- an input someone waits on (the console's), answered once
+  the table has stepped it.
 - :func:`display_state` -- the table's view as the LED display's picture (:func:`display_phase`: its status word).
 - :func:`serve` -- the main loop: inputs until stopped, watchdog pings while the
   camera and the display are healthy.
@@ -20,12 +22,13 @@ import logging
 import queue
 import threading
 import time
+from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Union
 
 from controller.config import LGPIO_INSTALL, Config
 from controller.journal import INPUT, ORIGIN, Journal
-from controller.journal.chain import storable
+from controller.jsonlines import Line, read_lines
 from controller.sdnotify import Notifier
 from controller.table import (ButtonEvent, JournaledTable, Phase, Step, TableState, lights_for, malformed_event,
                               motor_should_spin, view_for)
@@ -215,6 +218,44 @@ class TableController:
         return result
 
 
+@dataclass(frozen=True)
+class Stepped:
+    """A console request's outcome: the table's step and the journal rows it wrote (the input first)."""
+
+    step: Step
+    rows: tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class Submission:
+    """An input someone waits on (a request from the console), put on the input queue like any other.
+
+    The table takes it in its turn and sets ``reply`` to the :class:`Stepped`. A requester that
+    gave up waiting cancels ``reply`` first; the table then skips the input without journaling it,
+    so a request answered "not taken" never takes effect later."""
+
+    event: Mapping[str, Any]
+    reply: Future[Stepped]
+
+
+Input = Union[Mapping[str, Any], Submission]
+
+
+def take(controller: TableController, item: Input) -> None:
+    """Step one item of the input queue: an event, or a :class:`Submission` whose requester is told."""
+    if not isinstance(item, Submission):
+        controller.submit(item)
+        return
+    if not item.reply.set_running_or_notify_cancel():
+        return  # the requester stopped waiting before the table took it: never journaled, never applied
+    try:
+        step = controller.submit(item.event)
+    except BaseException as exc:  # the journal failed: the requester hears it, the table stops as before
+        item.reply.set_exception(exc)
+        raise
+    item.reply.set_result(Stepped(step, controller.table.last_rows))
+
+
 def _is_dealer_press(event: Any) -> bool:
     """Whether ``event`` is one a dealer's button makes (any input may arrive: a name that is a list
     or an object is not one, and must not raise after the journal has taken it)."""
@@ -298,7 +339,7 @@ def button_event(button: Any) -> dict[str, Any]:
 
 def serve(
     controller: TableController,
-    inputs: "queue.Queue[Mapping[str, Any] | None]",
+    inputs: "queue.Queue[Input | None]",
     *,
     stop: threading.Event,
     problems: Callable[[], dict[str, str]],
@@ -330,7 +371,7 @@ def serve(
         else:
             if event is None:
                 break
-            controller.submit(event)
+            take(controller, event)
         controller.expire_notices()
         found = problems()
         controller.set_camera_lost(camera_lost())
@@ -366,58 +407,29 @@ def streamed_inputs(journal: Journal) -> int:
 
 def read_events(stream: Any, inputs: "queue.Queue[Mapping[str, Any] | None]", *, skip: int = 0,
                 end_with_none: bool = False) -> int:
-    """Put each JSON line of ``stream`` on ``inputs``, marked as from :data:`STREAM` (after skipping
-    ``skip`` of them); returns how many.
+    """Put each line of ``stream`` (:func:`controller.jsonlines.read_lines`) on ``inputs``, marked as
+    from :data:`STREAM` (after skipping ``skip`` of them); returns how many.
 
-    A line that is not a JSON object is still an input: it goes in as ``{"event": "malformed", "line": ...}``,
-    so the journal records it and the table refuses it with a reason, and nothing is lost. So does a
-    line the journal could not store as it is: bytes that are not UTF-8 (``open_events`` reads
-    them with ``errors="surrogateescape"``), a ``\\ud800`` escape that names half a character, or nesting too
-    deep to parse; such a line would otherwise stop the table on every restart that reads it again.
+    A line that is not an event is still an input: it goes in as ``{"event": "malformed", ...}``
+    (:func:`stream_event`), so the journal records it and the table refuses it with the reason,
+    and nothing is lost; the lines after it are read as usual.
     """
     count = 0
-    for line in stream:
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
+    for line in read_lines(stream):
         count += 1
         if count <= skip:
             continue
-        inputs.put({**parse_event_line(line), ORIGIN: STREAM})
+        inputs.put({**stream_event(line), ORIGIN: STREAM})
     if end_with_none:
         inputs.put(None)
     return count
 
 
-def open_events(path: str) -> Any:
-    """A file of JSON event lines, or standard input for ``-``, read so that bytes that are not
-    UTF-8 reach ``parse_event_line`` (which refuses that line) instead of ending the stream.
-
-    Standard input is read through a reader of its own on a copy of the descriptor, not through
-    ``sys.stdin``: the reading thread waits inside it, and at exit the interpreter takes the lock
-    of ``sys.stdin``'s buffer, so a stop (SIGTERM, ^C, a journal failure) aborted the process
-    (SIGABRT) instead of exiting with its status. A standard input with no descriptor (replaced
-    by a caller in the same process) is read as it is."""
-    import io
-    import os
-    import sys
-
-    if path == "-":
-        try:
-            descriptor = os.dup(sys.stdin.fileno())
-        except (OSError, ValueError):  # io.UnsupportedOperation is both
-            return io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="surrogateescape")
-        return open(descriptor, encoding="utf-8", errors="surrogateescape")
-    return open(path, encoding="utf-8", errors="surrogateescape")
-
-
-def parse_event_line(line: str) -> dict[str, Any]:
-    """One line of the event stream as an input event, or as a ``malformed`` one that keeps a
-    printable copy of the line."""
-    import json
-
-    try:
-        event = json.loads(line)
-    except (ValueError, RecursionError):
-        event = None
-    return event if isinstance(event, dict) and storable(event) else malformed_event(line)
+def stream_event(line: Line) -> dict[str, Any]:
+    """A line of an event stream as a table input: its event, or a ``malformed`` one that keeps what
+    the refusal keeps of the line (a printable start; the length and SHA-256 of one too long) and why."""
+    if line.event is not None:
+        return line.event
+    refusal = line.refusal
+    assert refusal is not None
+    return malformed_event(refusal.text, refusal.reason, **{k: v for k, v in refusal.fields().items() if k != "line"})

@@ -28,8 +28,9 @@ import numpy as np
 
 from controller.config import Config
 from controller.rules import DICE
-from vision.model import Calibration, DiceRead
-from vision.reader import read_dice
+from vision.model import Calibration, DiceRead, ReadStatus
+from vision.reader import ReaderModel, load_model, read_dice
+from vision.reader.nets import ModelMissing
 from vision.settle import SettleConfig, SettleDetector, Settled, Unsettled
 from vision.sources import BrokenFrame, EndOfStream, Frame, FrameSource, GeneratedSource, HealthState, SourceUnavailable
 
@@ -41,11 +42,13 @@ SETTING: dict[str, Literal["rail", "cage"]] = {"craps": "rail", "bang": "rail", 
 AT_REST_REASON = "the dice lay still when the camera began to watch (a restart): confirm they are this roll's"
 
 
-def read_event(read: DiceRead, frame_name: str | None, size: tuple[int, int] | None = None) -> dict[str, Any]:
+def read_event(read: DiceRead, frame_name: str | None, size: tuple[int, int] | None = None,
+               model: str | None = None) -> dict[str, Any]:
     """The journal's ``read`` event for a reader's verdict (docs/events.md, Table events).
 
     Each die's box (``boxes``, beside ``dice``) and the frame's ``size`` are kept so that a frame
     the dealer ruled on can be labelled die by die for training (``dicetable journal frames --yolo``).
+    ``model`` is the digest of the model folder that read it (``vision.reader.model_dir``).
     """
     event: dict[str, Any] = {
         "event": "read",
@@ -61,6 +64,8 @@ def read_event(read: DiceRead, frame_name: str | None, size: tuple[int, int] | N
         event["size"] = [int(size[0]), int(size[1])]
     if read.reason:
         event["reason"] = read.reason
+    if model is not None:
+        event["model"] = model
     return event
 
 
@@ -69,17 +74,24 @@ class ReadPipeline:
 
     def __init__(self, game: str, frames_dir: Path | None, *, fps: float = 30.0, spin_s: float = 0.0,
                  calibration: Calibration | None = None, empty: np.ndarray | None = None,
-                 reader: Callable[..., DiceRead] = read_dice):
+                 reader: Callable[..., DiceRead] = read_dice, model: Path | str | None = None):
         """``spin_s``: how long the hazard cage turns. The settle timeout counts from the start of
         the spin, so it is lengthened by the spin: a cage set to turn longer than the timeout would
-        otherwise make every roll a ``no_read``."""
+        otherwise make every roll a ``no_read``. ``model``: the reader's model folder (the bundled
+        one when None); a model that cannot be loaded makes every read a ``no_read`` saying why."""
         self.game = game
         self.expect = DICE[game]
         self.frames_dir = frames_dir
         self.calibration = calibration or Calibration()
         self._reader = reader
+        try:
+            self.model: ReaderModel | None = load_model(model)
+            self._model_problem = ""
+        except ModelMissing as exc:
+            log.error("camera: the reader's model cannot be loaded: %s", exc)
+            self.model, self._model_problem = None, str(exc)
         mask = self.calibration.landing_mask
-        config = SettleConfig(mode=SETTING[game], fps=fps, die_size_px=self.calibration.die_size_px)
+        config = SettleConfig(mode=SETTING[game], fps=fps, die_size_px=self._settle_die_size())
         if config.mode == "cage":
             config = replace(config, timeout_s=config.timeout_s + spin_s)
         self.detector = SettleDetector(config, landing_mask=mask, empty=empty)
@@ -110,9 +122,11 @@ class ReadPipeline:
         verdict = self.detector.feed(frame)
         if isinstance(verdict, Settled):
             self.last_settled = verdict
-            read = self._reader(verdict.frame.image, expect=self.expect, calibration=self.calibration)
-            height, width = verdict.frame.image.shape[:2]
-            event = read_event(read, self._save(verdict.frame), (width, height))
+            read = self._read(verdict.frame)
+            still = verdict.frame.full if verdict.frame.full is not None else verdict.frame.image
+            height, width = still.shape[:2]
+            event = read_event(read, self._save(verdict.frame), (width, height),
+                               self.model.digest if self.model else None)
             return _for_the_dealer(event) if verdict.at_rest else event
         if isinstance(verdict, Unsettled):
             return {"event": "read", "status": "no_read", "dice": [], "confidence": 0.0,
@@ -120,14 +134,38 @@ class ReadPipeline:
                     "at_rest": False}
         return None
 
+    def _settle_die_size(self) -> float | None:
+        """The die's size in the settle detector's frames: the calibrated one, which the reader
+        scales itself to the frame it reads."""
+        cal = self.calibration
+        if cal.frame_size is not None:
+            return cal.die_size_at((cal.frame_size[1], cal.frame_size[0]))
+        return cal.die_size_px
+
+    def _read(self, frame: Frame) -> DiceRead:
+        """The reader's verdict on a still frame: from its full-resolution picture where the source
+        gives one, the dice found on the small one."""
+        if self.model is None:
+            return DiceRead(ReadStatus.NO_READ, (), f"the reader's model cannot be loaded: {self._model_problem}")
+        if frame.full is not None:
+            return self._reader(frame.full, expect=self.expect, calibration=self.calibration, model=self.model,
+                                finding=frame.image)
+        return self._reader(frame.image, expect=self.expect, calibration=self.calibration, model=self.model)
+
     def _save(self, frame: Frame) -> str | None:
-        """Save the frame the read was made on; its file name goes in the journal."""
+        """Save the frame the read was made on (the full-resolution one where there is one, so that
+        a frame the dealer ruled on labels what the reader saw); its file name goes in the journal."""
         if self.frames_dir is None:
             return None
-        self.frames_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            self.frames_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # a full disk: the read goes on without its frame
+            log.error("could not make the frames folder %s: %s", self.frames_dir, exc.strerror or exc)
+            return None
         stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%f")[:-3]
         name = f"{self.game}-{stamp}-{frame.index:07d}.jpg"
-        if not cv2.imwrite(str(self.frames_dir / name), np.ascontiguousarray(frame.image),
+        still = frame.full if frame.full is not None else frame.image
+        if not cv2.imwrite(str(self.frames_dir / name), np.ascontiguousarray(still),
                            [cv2.IMWRITE_JPEG_QUALITY, 92]):
             log.error("could not save frame %s", name)
             return None
@@ -146,26 +184,29 @@ def source_spec(config: Config) -> dict[str, Any]:
 
     Live cameras are asked for the configured size and frame rate: the settle detector counts
     its still time in frames at ``fps``, so a camera left at its own rate would settle too early
-    or too late. A video file keeps its own size and rate (it was recorded at them).
+    or too late. A video file keeps its own size and rate (it was recorded at them). With a full
+    resolution (``full_width`` x ``full_height``) every source gives it beside the small frame.
     """
     camera = config.camera
     size = (camera["width"], camera["height"])
+    full = {"full_size": (camera["full_width"], camera["full_height"])} if camera["full_width"] else {}
     kind = camera["source"]
-    if kind == "scenes":
+    if kind == "generated":
         return {"type": "generated", "game": config.game, "fps": camera["fps"], "size": size, "realtime": True}
     if kind == "folder":
-        return {"type": "folder", "path": camera["path"], "fps": camera["fps"], "realtime": True}
-    if kind == "opencv":
-        if camera["path"]:
-            return {"type": "video", "path": camera["path"]}
-        return {"type": "usb", "target": camera["device"], "size": size, "fps": camera["fps"]}
-    return {"type": "picamera2", "size": size, "fps": camera["fps"]}
+        return {"type": "folder", "path": camera["path"], "fps": camera["fps"], "realtime": True,
+                **({"size": size, **full} if full else {})}
+    if kind == "video":
+        return {"type": "video", "path": camera["path"], **({"size": size, **full} if full else {})}
+    if kind == "usb":
+        return {"type": "usb", "target": camera["device"], "size": size, "fps": camera["fps"], **full}
+    return {"type": "picamera2", "size": size, "fps": camera["fps"], **full}
 
 
 class CameraThread:
     """Runs a :class:`ReadPipeline` on a live source and puts its read events on ``sink``.
 
-    With the generated camera (``[camera] source = "scenes"``) nobody throws real dice, so
+    With the generated camera (``[camera] source = "generated"``) nobody throws real dice, so
     :meth:`expect_roll` also puts seeded random dice in the scene, as they would come at a table:
     thrown, lying already (a start in the middle of a roll), or not at all (a voided read in the
     cage, whose dice lie there until the next spin). A configured table can then be played on a
@@ -254,7 +295,7 @@ def uncalibrated_warning(config: Config) -> str | None:
     camera starts (a restart mid-roll, or the last roll's dice not yet taken) stay "felt" for the
     whole run, so a hand passing over the empty felt later looks like a roll and a throw where
     those dice lay may be missed. The generated camera starts on an empty table."""
-    if SETTING[config.game] != "rail" or config.empty_image is not None or config.camera["source"] in ("none", "scenes"):
+    if SETTING[config.game] != "rail" or config.empty_image is not None or config.camera["source"] in ("none", "generated"):
         return None
     return ("no picture of the empty table (run `dicetable calibrate`): dice lying when the camera starts "
             "would be taken for the felt until the next start")
@@ -273,5 +314,5 @@ def start_camera(config: Config, sink: Callable[[dict[str, Any]], None]) -> Came
         empty = source.empty_picture()  # the generated table is its own calibration
     frames_dir = config.state_dir / "frames" if config.camera["save_frames"] else None
     pipeline = ReadPipeline(config.game, frames_dir, fps=config.camera["fps"], spin_s=config.hazard["spin_seconds"],
-                            calibration=config.calibration, empty=empty)
+                            calibration=config.calibration, empty=empty, model=config.camera["model"] or None)
     return CameraThread(source, pipeline, sink).start()

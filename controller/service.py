@@ -20,6 +20,7 @@ from controller.app import (TableController, button_event, cage_listener, floor_
                             read_events, serve, streamed_inputs)
 from controller.config import Config, rules_warnings
 from controller.journal import Journal
+from controller.jsonlines import json_line
 from controller.sdnotify import Notifier
 from controller.table import JournaledTable, dice_thrown, expects_roll
 from hardware.gpio import exit_on_signals
@@ -34,7 +35,8 @@ def run_table(config: Config, *, events: IO[str] | None = None, resume: bool = F
               exit_at_end: bool = False, out: IO[str] | None = None, stop: threading.Event | None = None) -> int:
     """Run the configured table until ``stop`` is set, a signal ends it, or (``exit_at_end``) the
     event stream is played; returns the exit status. ``out`` (standard output by default, looked up
-    at the call) gets the start line and every effect."""
+    at the call) gets every effect as a JSON line and nothing else, so it can be piped into another
+    program; the start line goes to standard error with the log."""
     out = out or sys.stdout
     notifier = Notifier()
     if threading.current_thread() is threading.main_thread():
@@ -48,12 +50,13 @@ def run_table(config: Config, *, events: IO[str] | None = None, resume: bool = F
     for warning in rules_warnings(config):
         log.warning("%s", warning)
     journal = Journal.open(config.state_dir)
-    devices = display = camera = None
+    devices = display = camera = console = None
     floor: FloorPublisher | None = None
     try:  # whatever fails to open, what did open is closed: the motor and lamps first
         table = JournaledTable.open(journal, config.game, config.rules, progress=replaying)
         print(f"{config.game} table from {config.state_dir}: replayed {table.replayed} inputs"
-              + (f", completed {table.completed} effects cut off by the last stop" if table.completed else ""), file=out)
+              + (f", completed {table.completed} effects cut off by the last stop" if table.completed else ""),
+              file=sys.stderr, flush=True)
         devices, _ = open_devices(config, sink=lambda b: inputs.put(button_event(b)),
                                   on_motor_stop=cage_listener(inputs.put))
         display = open_display(config) if config.display["port"] != "none" else None
@@ -91,12 +94,21 @@ def run_table(config: Config, *, events: IO[str] | None = None, resume: bool = F
             floor = FloorPublisher(config.state_dir, config.floor.table_id, config.floor.broker,
                                    status=lambda: floor_status(controller.state, problems())).start()
             controller.listeners.append(lambda event, step, before: floor.wake() if floor else None)
+        if config.console is not None and config.console.listen is not None:
+            from controller.console.start import start_configured
+
+            console = start_configured(config.console)
+            if console is not None:
+                frames = config.state_dir / "frames" if config.camera["save_frames"] else None
+                console.attach(controller, inputs, frames_dir=frames, health=lambda: _health(camera, display, problems()))
         notifier.ready(f"{config.game} table ready")
         serve(controller, inputs, stop=stop, problems=problems, notifier=notifier,
               camera_lost=lambda: camera is not None and camera.lost())
         return 0
     finally:
         notifier.stopping()
+        if console is not None:
+            console.stop()
         if floor is not None:
             floor.close()  # what the floor has not acknowledged, for up to 10 s; the rest at the next start
         if camera is not None:
@@ -108,6 +120,16 @@ def run_table(config: Config, *, events: IO[str] | None = None, resume: bool = F
         journal.close()
 
 
+def _health(camera: Any, display: Any, problems: dict[str, str]) -> dict[str, dict[str, Any]]:
+    """The devices as the pit sees them: each configured one, ok or what is wrong with it."""
+    found = {}
+    if camera is not None:
+        found["camera"] = {"ok": "camera" not in problems, "detail": camera.describe()}
+    if display is not None:
+        found["display"] = {"ok": "display" not in problems, "detail": problems.get("display", "answering")}
+    return found
+
+
 class _Echo:
     """Prints every effect as a JSON line; a closed output silences it but never stops the table."""
 
@@ -115,13 +137,11 @@ class _Echo:
         self.out: IO[str] | None = out
 
     def __call__(self, event: Any, step: Any, before: Any) -> None:
-        import json
-
         if self.out is None:
             return
         try:
             for effect in step.effects:
-                print(json.dumps(effect, separators=(",", ":")), file=self.out, flush=True)
+                print(json_line(effect), file=self.out, flush=True)
         except (OSError, ValueError):
             log.warning("standard output is gone; effects are no longer echoed (the journal has them)")
             self.out = None

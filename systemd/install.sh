@@ -7,7 +7,9 @@
 #   3. once `dicetable run --check` passes the configuration under this checkout, the unit, with
 #      ExecStart pointing into PREFIX, checked by systemd-analyze, then enabled and (re)started, so
 #      that after an upgrade the new code runs (docs/operation.md, "Upgrading the program": between
-#      sessions, with the journal archived).
+#      sessions, with the journal archived);
+#   4. when the configuration serves the console ([console] listen), a drop-in that allows the unit
+#      IP sockets and limits its peers to loopback and [console] networks (none otherwise).
 set -eu
 PREFIX="${1:-/opt/dicetable}"
 HERE="$(cd "$(dirname "$0")/.." && pwd)"
@@ -46,7 +48,7 @@ if [ ! -e /etc/dicetable/dicetable.toml ]; then
     # the Pi camera and the display on the Pi's UART, where the firmware listens.
     sed -e 's|^state_dir = .*|state_dir = "/var/lib/dicetable"|' \
         -e 's|^pin_factory = .*|pin_factory = "lgpio"|' \
-        -e 's|^source = "scenes"|source = "picamera2"|' \
+        -e 's|^source = "generated"|source = "picamera2"|' \
         -e "s|^port = \"sim\"|port = \"$PORT\"|" \
         "$HERE/docs/example.toml" > /etc/dicetable/dicetable.toml
     chmod 0644 /etc/dicetable/dicetable.toml
@@ -64,6 +66,24 @@ if ! runuser -u dicetable -- "$PREFIX/.venv/bin/dicetable" run --config /etc/dic
     exit 1
 fi
 sed "s|/opt/dicetable|$PREFIX|g" "$HERE/systemd/dicetable.service" > "$UNIT"
+# The console needs IP sockets, which the unit refuses: a drop-in allows them, for loopback and the
+# networks of [console] networks only (controller/console/unit.py writes it from the configuration).
+DROPIN_DIR="$UNIT.d"
+DROPIN="$DROPIN_DIR/console.conf"
+DROPIN_TEXT="$("$PREFIX/.venv/bin/python" -m controller.console.unit /etc/dicetable/dicetable.toml)"
+if [ -n "$DROPIN_TEXT" ]; then
+    install -d -m 0755 "$DROPIN_DIR"
+    printf '%s\n' "$DROPIN_TEXT" > "$DROPIN"
+    chmod 0644 "$DROPIN"
+    echo "install.sh: the console is configured: wrote $DROPIN (IP sockets, peers limited)"
+    if [ ! -e /etc/dicetable/users ] && ! grep -q '^users *=' /etc/dicetable/dicetable.toml; then
+        echo "install.sh: nobody can log in to the console yet: sudo $PREFIX/.venv/bin/dicetable user --config /etc/dicetable/dicetable.toml add NAME --role dealer"
+    fi
+elif [ -e "$DROPIN" ]; then
+    rm -f "$DROPIN"
+    rmdir "$DROPIN_DIR" 2>/dev/null || true
+    echo "install.sh: no console configured: removed $DROPIN (the unit allows no IP socket)"
+fi
 systemd-analyze verify "$UNIT"
 systemctl daemon-reload
 systemctl enable dicetable.service

@@ -1,6 +1,6 @@
 """Train the reader's leaning-die check and export it to ONNX.
 
-    /work/.train-venv/bin/python training/train_lean.py [--scenes 1500] [--steps 3000] [--seed 0]
+    .venv/bin/python -m training.train_lean [--scenes 1500] [--steps 3000] [--seed 0]
 
 A die leaning on the rail or on another die has no face up, so its roll is
 not read (the issue's ``no_read``). Seen from above it shows part of a side
@@ -16,7 +16,7 @@ little of every side face; some lying flat against the rail, some under the
 cage's wire) and the dice of the *tune* photos of
 ``../shared/datasets`` (never the held-out runs). Nothing else has
 leaning dice with labels, so what it learns of leaning comes from drawn
-dice only: docs/vision.md says how it does on photos.
+dice and renders only.
 """
 from __future__ import annotations
 
@@ -30,13 +30,11 @@ import numpy as np
 import torch
 from torch import nn
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "training"))
+from training.train_reader import cbr, colour_aug, export, load_real, optimise
+from vision.reader import geometry as G
+from vision.scenes.render import render_scene
 
-from train_reader import cbr, colour_aug, export, load_real, optimise  # noqa: E402
-from vision.reader import geometry as G  # noqa: E402
-from vision.scenes.render import render_scene  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 Die = tuple[float, float, float]  # centre x, centre y, bounding-box side (pixels)
 

@@ -1,6 +1,6 @@
 """Train the dice reader's two small networks and export them to ONNX.
 
-    /work/.train-venv/bin/python training/train_reader.py [--datasets ../shared/datasets] [--seed 0]
+    .venv/bin/python -m training.train_reader [--datasets ../shared/datasets] [--seed 0]
 
 * the detector: a fully convolutional net that marks the centre of every die
   on a grid four times coarser than its input, with the die's size and the
@@ -11,10 +11,9 @@
 Data: the *tune* part of every labelled folder under ``--datasets`` (the
 held-out runs of ``vision.benchtool.split`` are never loaded here) plus
 generated scenes (``training/synth.py``). Photos are read from where they
-lie and never copied. Seeded, CPU only, one thread (it is faster than two on a busy machine),
-about twenty minutes; ``--resume`` continues from the weights of the last run.
-Needs torch (and onnx for the export) in a separate venv; the table never
-imports this file.
+lie and never copied. Seeded, CPU only, one thread (it is faster than two on a busy machine);
+``--resume`` continues from the weights of the last run. Needs the ``learn``
+extra (torch and onnx, ``make install`` installs it); the table never imports this file.
 """
 from __future__ import annotations
 
@@ -29,17 +28,15 @@ import numpy as np
 import torch
 from torch import nn
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "training"))
+from training.synth import scene
+from vision.benchtool.labels import load_folder
+from vision.benchtool.split import select
+from vision.reader import geometry as G
+from vision.reader.detect import peaks
+from vision.reader.nets import load_net
+from vision.reader.policy import DEFAULT_POLICY
 
-from synth import scene  # noqa: E402
-from vision.benchtool.labels import load_folder  # noqa: E402
-from vision.benchtool.split import select  # noqa: E402
-from vision.reader import geometry as G  # noqa: E402
-from vision.reader.detect import peaks  # noqa: E402
-from vision.reader.judge import FAINT_PEAK  # noqa: E402
-from vision.reader.nets import load_net  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 #: Folders whose boxes hold only the pip pattern (see their README): the die's
 #: bounding box is about the pattern's side divided by this.
@@ -157,7 +154,7 @@ class Mined(NamedTuple):
     placed: list[list[tuple[float, float, float, int]]]
 
 
-def mine(det: "Detector", data, min_peak: float = FAINT_PEAK) -> Mined:
+def mine(det: "Detector", data, min_peak: float = DEFAULT_POLICY.faint_peak) -> Mined:
     negatives, placed = [], []
     with torch.no_grad():
         for img, dice in data:
@@ -185,8 +182,7 @@ STRETCH_SHARE = 0.5
 def crop(rng, img, x, y, side, stretch=1.0):
     """A die crop at a random angle; with ``stretch`` S > 1, in ``STRETCH_SHARE``
     of the crops the die is made 1/S to S times as wide as it is high
-    (log-uniform), as a photo resized to another shape shows it (docs/vision.md,
-    "Photos made another shape").
+    (log-uniform), as a photo resized to another shape shows it.
 
     Crops only ever stretch what they hold: a die made wider is the crop
     stretched across; one made narrower is a crop of a wider span stretched
@@ -252,10 +248,9 @@ class Detector(nn.Module):
     wider at an eighth (about 55 px around a place, enough to tell a die from
     one of its pips), and is put back beside the stem's map, where a 1x1
     convolution joins the two; the head looks at 3x3 cells of that, enough
-    to place a centre within its cell. The detector before it (sixth
-    session) widened its view with dilated convolutions at a quarter, which
-    OpenCV's DNN runs at a third of a plain one's speed (docs/vision.md,
-    "Latency").
+    to place a centre within its cell. (Dilated convolutions at a quarter
+    would widen the view too, but OpenCV's DNN runs them at a third of a
+    plain one's speed.)
     """
 
     def __init__(self, widths=DET_WIDTHS):
@@ -470,10 +465,10 @@ class DetectorTeacher:
 def distil_detector(out, taught):
     """How far a detector's outputs are from the teacher's: its heat as a soft
     target everywhere, and size and offset wherever the reader would look at
-    the teacher's peaks (heat of at least ``judge.FAINT_PEAK``)."""
+    the teacher's peaks (heat of at least the policy's ``faint_peak``)."""
     soft = torch.sigmoid(taught[:, 0])
     heat = nn.functional.binary_cross_entropy_with_logits(out[:, 0], soft)
-    where = (soft >= FAINT_PEAK).float()
+    where = (soft >= DEFAULT_POLICY.faint_peak).float()
     reg = (torch.abs(out[:, 1:] - taught[:, 1:]) * where[:, None]).sum() / where.sum().clamp(min=1)
     return 10.0 * heat + reg
 
@@ -591,7 +586,7 @@ def main(argv=None) -> int:
     ap.add_argument("--datasets", type=Path, default=ROOT.parent / "shared" / "datasets")
     ap.add_argument("--out", type=Path, default=ROOT / "vision" / "models")
     ap.add_argument("--extra", type=Path, action="append", default=[],
-                    help="a labelled folder used whole, e.g. scenes from `python -m vision.scenes.dataset`")
+                    help="a labelled folder used whole, e.g. scenes from `python -m vision.benchtool.dataset`")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--det-steps", type=int, default=2500)
     ap.add_argument("--cls-steps", type=int, default=2500)
@@ -617,7 +612,7 @@ def main(argv=None) -> int:
                          "and size, not the label's); 0 keeps the crops of the runs before this option")
     ap.add_argument("--save-every", type=int, default=0,
                     help="also export the classifier every N steps (as NAME.stepN.onnx), to follow a long run")
-    ap.add_argument("--ckpt", type=Path, default=Path("/tmp/dicetable-train"),
+    ap.add_argument("--ckpt", type=Path, default=ROOT.parent / ".cache" / "dicetable-train",
                     help="where the PyTorch weights are kept between runs (outside the repository)")
     ap.add_argument("--resume", action="store_true", help="start from the weights in --ckpt")
     ap.add_argument("--start-onnx", type=Path, default=None,

@@ -12,6 +12,11 @@ settle detector know what this table looks like to this camera:
 - **die size**: the dice are what differs from the empty picture, except
   shadows (the felt's own colour, darker); the side of each lone die's
   rotated box is measured, the median kept.
+- **full resolution**: where the camera gives a full-resolution frame beside the small one,
+  the die's size is measured on it too (``full_die_size_px``): the reader reads dice there.
+- **camera tilt**: a camera off the vertical shows each die's outline longer one way (the top
+  face and the side face turned to it); the lone dice's outlines give the tilt
+  (``view_tilt_deg``), which the reader uses to read the top face only (``reader/topface.py``).
 - **dice colours**: the median colour of each die's body (pips are a small
   minority of the face), hue averaged on the circle so red dice, whose hue
   wraps around 0, come out right; dice of different colours give several.
@@ -23,6 +28,7 @@ for the installer.
 from __future__ import annotations
 
 import datetime as _dt
+import math
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,7 +38,7 @@ import cv2
 import numpy as np
 
 from vision.model import Calibration, is_pixel_size
-from vision.reader.judge import MIN_SURE_SIDE_PX
+from vision.reader.model_dir import bundled_policy
 from vision.settle import SettleConfig
 
 CALIBRATION_FILE = "calibration.toml"
@@ -373,6 +379,7 @@ def calibrate(
     dice_frames: Sequence[np.ndarray],
     expect: int | None = None,
     mode: Literal["rail", "cage"] = "rail",
+    full_dice_frames: Sequence[np.ndarray] = (),
 ) -> CalibrationResult:
     """Measure a table from frames of it empty and frames with dice at rest.
 
@@ -381,7 +388,8 @@ def calibrate(
     the settle detector's; on the rail the dice frames must match the empty
     picture away from the dice (the detector uses it to see the dice taken
     back), in the cage they need not (its wires stop elsewhere after each spin,
-    and the detector re-arms on the spin). Raises :class:`CalibrationError` when
+    and the detector re-arms on the spin). ``full_dice_frames``: the same dice frames at the
+    camera's full resolution, where it gives one (``full_die_size_px``). Raises :class:`CalibrationError` when
     the frames cannot calibrate (no felt, sizes differ, no dice anywhere, no
     frame with ``expect`` dice, lone dice of different sizes, the light or the
     camera changed between the two steps).
@@ -409,18 +417,65 @@ def calibrate(
     measured = [per_frame[i] for i in indices]
     lone = [b for blobs in measured for b in blobs if b.alone]
     size = None
+    least = bundled_policy().min_sure_side_px
     if lone:
         size = die_size(lone)
-        if size < MIN_SURE_SIDE_PX:
+        if size < least and not full_dice_frames:
             warnings.append(f"dice are {size:.0f} px across: the reader asks the dealer about dice under "
-                            f"{MIN_SURE_SIDE_PX:.0f} px; bring the camera closer or raise its resolution")
+                            f"{least:.0f} px; bring the camera closer or raise its resolution")
     else:
         warnings.append("no die lay alone (all touching or odd shapes): die size unknown; spread the dice apart and calibrate again")
     if mode == "rail":
         _check_unchanged(dices, per_frame, indices, empty, mask, size)
     colours = _merge_colours([b.hsv for b in (lone or [b for blobs in measured for b in blobs])])
-    cal = Calibration(landing_mask=mask, die_size_px=round(size, 1) if size else None, dice_hsv=colours, felt_hsv=felt)
+    h, w = empty.shape[:2]
+    cal = Calibration(landing_mask=mask, die_size_px=round(size, 1) if size else None, dice_hsv=colours, felt_hsv=felt,
+                      frame_size=(w, h))
+    if lone:
+        tilt, toward = view_tilt(lone)
+        cal.view_tilt_deg, cal.view_toward_deg = round(tilt, 1), round(toward, 1)
+    if full_dice_frames and size:
+        full_size, full = full_die_size(full_dice_frames, (w, h), size, least, warnings)
+        cal.full_size, cal.full_die_size_px = full_size, full
     return CalibrationResult(cal, empty, per_frame, list(dices), warnings)
+
+
+def view_tilt(lone: Sequence[DieBlob]) -> tuple[float, float]:
+    """The camera's tilt off the vertical (degrees) and the direction side faces show in, from the
+    lone dice's outlines: a cube seen at tilt t with a side face turned to the camera is
+    cos t + sin t times as long as wide, less at other turns, so the longer outlines
+    (the 80th percentile) are taken. Side faces are taken to show downwards in the frame (a camera
+    looking away from its mount); ``view_toward_deg`` in the file says otherwise."""
+    stretch, angles = [], []
+    for b in lone:
+        (_, _), (rw, rh), angle = b.rect
+        if min(rw, rh) <= 0:
+            continue
+        stretch.append(max(rw, rh) / min(rw, rh))
+        angles.append(angle + (90.0 if rh > rw else 0.0))
+    if not stretch:
+        return 0.0, 90.0
+    e = float(np.percentile(stretch, 80))
+    tilt = math.degrees(math.asin(min(1.0, e / math.sqrt(2.0)))) - 45.0 if e > 1.0 else 0.0
+    toward = float(np.median(np.mod(angles, 180.0)))
+    return max(0.0, tilt), toward if toward >= 0 else toward + 180.0
+
+
+def full_die_size(frames: Sequence[np.ndarray], small: tuple[int, int], small_size: float, least: float,
+                  warnings: list[str]) -> tuple[tuple[int, int], float]:
+    """The full-resolution frames' size and the die's side in their pixels: the small frame's
+    measure scaled, refined on the full frames where a die lies alone near where it was found."""
+    h, w = frames[0].shape[:2]
+    if any(f.shape[:2] != (h, w) for f in frames):
+        raise CalibrationError("the full-resolution dice frames differ in size")
+    if abs(w / h - small[0] / small[1]) > 0.01 * small[0] / small[1]:
+        raise CalibrationError(f"the full-resolution frames ({w}x{h}) do not show the small frames' view "
+                               f"({small[0]}x{small[1]}): configure both streams at one aspect ratio")
+    size = round(small_size * w / small[0], 1)
+    if size < least:
+        warnings.append(f"dice are {size:.0f} px across at full resolution: the reader asks the dealer about dice "
+                        f"under {least:.0f} px; bring the camera closer or raise its resolution")
+    return (w, h), size
 
 
 # --- the installer's check image -------------------------------------------------
@@ -491,6 +546,10 @@ def save_calibration(result: CalibrationResult, folder: str | Path) -> Path:
         f"die_size_px = {cal.die_size_px}" if cal.die_size_px else "",
         "dice_hsv = [" + ", ".join(f"[{h_}, {s}, {v}]" for h_, s, v in cal.dice_hsv) + "]",
         f"felt_hsv = [{cal.felt_hsv[0]}, {cal.felt_hsv[1]}, {cal.felt_hsv[2]}]" if cal.felt_hsv else "",
+        f"full_size = [{cal.full_size[0]}, {cal.full_size[1]}]" if cal.full_size else "",
+        f"full_die_size_px = {cal.full_die_size_px}" if cal.full_die_size_px else "",
+        f"view_tilt_deg = {cal.view_tilt_deg}",
+        f"view_toward_deg = {cal.view_toward_deg}",
     ]
     path = out / CALIBRATION_FILE
     path.write_text("\n".join(line for line in lines if line) + "\n")
@@ -513,6 +572,8 @@ def _table(path: Path) -> tuple[dict[str, Any], list[str]]:
         reason = f"not UTF-8 text (TOML must be): byte {exc.start}"
     except tomllib.TOMLDecodeError as exc:
         reason = str(exc)
+    except RecursionError:  # tomllib recurses into nested arrays and inline tables
+        reason = "arrays or tables nested too deeply to read"
     else:
         if "calibration" not in data:
             return data, []
@@ -523,7 +584,8 @@ def _table(path: Path) -> tuple[dict[str, Any], list[str]]:
 
 
 #: The keys of a ``[calibration]`` table, in the order :func:`save_calibration` writes them.
-CALIBRATION_KEYS = ("frame_size", "landing_mask", "empty_image", "die_size_px", "dice_hsv", "felt_hsv")
+CALIBRATION_KEYS = ("frame_size", "landing_mask", "empty_image", "die_size_px", "dice_hsv", "felt_hsv",
+                    "full_size", "full_die_size_px", "view_tilt_deg", "view_toward_deg")
 
 #: OpenCV's HSV for 8-bit pictures, the only one :func:`mean_hsv` measures in: the hue in
 #: half degrees, saturation and value up to 255.
@@ -605,8 +667,34 @@ def _check_table(table: Mapping[str, Any], base: Path, problems: list[tuple[str,
         dice = []
     colours = [_hsv(colour, "calibration.dice_hsv", problems) for colour in dice]
     felt = _hsv(table["felt_hsv"], "calibration.felt_hsv", problems) if "felt_hsv" in table else None
+    full_size = None
+    if "full_size" in table:
+        full_size = _frame_size(table["full_size"])
+        if full_size is None:
+            problems.append(("calibration.full_size", "expected [width, height], two whole numbers of pixels "
+                                                      f"above 0, got {table['full_size']!r}"))
+    full = table.get("full_die_size_px")
+    if full is not None and not is_pixel_size(full):
+        problems.append(("calibration.full_die_size_px", _not_a_pixel_size(full)))
+        full = None
+    if (full is None) != (full_size is None) and not any(k.startswith("calibration.full") for k, _ in problems):
+        problems.append(("calibration.full_die_size_px", "give full_size and full_die_size_px together"))
+    tilt = _degrees(table, "view_tilt_deg", 0.0, (0.0, 89.0), problems)
+    toward = _degrees(table, "view_toward_deg", 90.0, (-360.0, 360.0), problems)
     return Calibration(landing_mask=mask, die_size_px=None if size is None else float(size),
-                       dice_hsv=[c for c in colours if c is not None], felt_hsv=felt)
+                       dice_hsv=[c for c in colours if c is not None], felt_hsv=felt, frame_size=frame,
+                       full_die_size_px=None if full is None else float(full), full_size=full_size,
+                       view_tilt_deg=tilt, view_toward_deg=toward)
+
+
+def _degrees(table: Mapping[str, Any], key: str, default: float, bounds: tuple[float, float],
+             problems: list[tuple[str, str]]) -> float:
+    """An angle key of the table in degrees within ``bounds``, else ``default`` and a problem."""
+    value = table.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not bounds[0] <= value <= bounds[1]:
+        problems.append((f"calibration.{key}", f"expected degrees from {bounds[0]:g} to {bounds[1]:g}, got {value!r}"))
+        return default
+    return float(value)
 
 
 def calibration_from_table(table: Mapping[str, Any], base: str | Path = ".") -> Calibration:

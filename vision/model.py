@@ -103,3 +103,26 @@ class Calibration:
     die_size_px: float | None = None
     dice_hsv: list[tuple[int, int, int]] = field(default_factory=list)
     felt_hsv: tuple[int, int, int] | None = None
+    #: ``(width, height)`` of the frames ``die_size_px`` was measured on (None: whatever is read).
+    frame_size: tuple[int, int] | None = None
+    #: the die's side in pixels of the camera's full-resolution frame, and that frame's size, where
+    #: the camera gives one beside the small frame (the reader reads dice from it).
+    full_die_size_px: float | None = None
+    full_size: tuple[int, int] | None = None
+    #: how far the camera looks off the vertical (degrees; 0: straight above), and the direction
+    #: in the frame, in degrees from the x axis towards y (90: down), in which side faces show.
+    view_tilt_deg: float = 0.0
+    view_toward_deg: float = 90.0
+
+    def die_size_at(self, shape: tuple[int, ...]) -> float | None:
+        """The die's side in pixels of a frame of ``shape`` (height, width, ...): measured at that
+        size, or scaled from the size it was measured at."""
+        width = shape[1]
+        if self.full_die_size_px is not None and self.full_size is not None:
+            if width == self.full_size[0]:
+                return self.full_die_size_px
+            if self.die_size_px is None:
+                return self.full_die_size_px * width / self.full_size[0]
+        if self.die_size_px is None or self.frame_size is None or not is_pixel_size(self.die_size_px):
+            return self.die_size_px
+        return self.die_size_px * width / self.frame_size[0]

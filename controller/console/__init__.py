@@ -6,7 +6,6 @@ the user who made it, and is journaled before it takes effect; the answer is giv
 has stepped it. The table's state is pushed to the browsers from the table's step listeners
 without the table ever waiting for a browser.
 
-- :mod:`controller.console.settings` -- the ``[console]`` table of the configuration.
 - :mod:`controller.console.layouts` -- each game's betting layout, drawn to scale.
 - :mod:`controller.console.views` -- the table's state as the dealer, the pit and the board see it (pure).
 - :mod:`controller.console.link` -- the link between one table and the web server's loop.

@@ -138,8 +138,8 @@ def build_app(db: Path | str, users: Any, *, networks: tuple[Any, ...] = ()) -> 
         return JSONResponse(view())
 
     async def stream(request: Request) -> Response:
-        auth.require(request)
-        return events.response([sse("floor", view())])
+        session = auth.require(request)  # the stream ends once its user logs out, expires or is removed
+        return events.response([sse("floor", view())], allowed=auth.still(session))
 
     async def history(request: Request) -> Response:
         auth.require(request)
@@ -210,7 +210,10 @@ def start_page(db: Path | str, listen: str, *, users: str | Path | None = None, 
         tls = tls_context(certificate, key) if certificate and key else None
     except (UsersError, ValueError, OSError) as exc:
         raise PageError(str(exc)) from None
-    app, events, store = build_app(db, people, networks=allowed)
+    try:
+        app, events, store = build_app(db, people, networks=allowed)
+    except FloorStoreError as exc:  # a database it can neither open nor make: said, not a traceback
+        raise PageError(str(exc)) from None
     state_app = app.app
     from controller.web.push import sse
 

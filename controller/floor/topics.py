@@ -102,7 +102,7 @@ class Ack:
     @classmethod
     def parse(cls, payload: bytes) -> "Ack":
         try:
-            body = json.loads(payload)
+            body = _json(payload)
             journal, seq, digest = body["journal"], body["seq"], body.get("hash")
         except (ValueError, TypeError, KeyError, UnicodeDecodeError) as exc:
             raise PayloadError(f"not an acknowledgement: {exc}") from None
@@ -117,10 +117,30 @@ def status_payload(status: dict[str, Any]) -> bytes:
     return json.dumps(status, sort_keys=True, separators=(",", ":")).encode()
 
 
-def parse_status(payload: bytes) -> dict[str, Any]:
-    """A status message as a dict; :class:`PayloadError` when it is not one."""
+def _json(payload: bytes) -> Any:
+    """The JSON of a message a table or the floor sent; ``ValueError`` also for one nested too
+    deeply to read (a ``RecursionError`` would stop the thread reading it) and for ``NaN`` or
+    ``Infinity``, which JSON does not have and the floor could not write back out."""
+    def not_finite(word: str) -> Any:
+        raise ValueError(f"{word} is not a JSON number")
+
     try:
-        status = json.loads(payload)
+        return json.loads(payload, parse_constant=not_finite, parse_float=_finite)
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"{text} is too large a number")
+    return value
+
+
+def parse_status(payload: bytes) -> dict[str, Any]:
+    """A status message as a dict; :class:`PayloadError` when it is not one (nor JSON, nor finite)."""
+    try:
+        status = _json(payload)
     except (ValueError, UnicodeDecodeError) as exc:
         raise PayloadError(f"not a status: {exc}") from None
     if not isinstance(status, dict):

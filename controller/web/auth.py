@@ -103,6 +103,12 @@ class Sessions:
         self._open.move_to_end(session.token)
         return session
 
+    def alive(self, token: str) -> bool:
+        """Whether ``token``'s session is open and not expired (its idle time left as it is)."""
+        session = self._open.get(token)
+        now = self.clock()
+        return session is not None and now - session.seen <= self.idle_s and now - session.created <= self.max_age_s
+
     def close(self, token: str) -> None:
         self._open.pop(token, None)
 
@@ -183,6 +189,15 @@ class Auth:
             self.sessions.close(session.token)
             return None
         return session
+
+    def still(self, session: Session) -> Callable[[], bool]:
+        """Whether ``session`` may still see what it was allowed to see: open, not expired, its user
+        there with the same role (an event stream asks before every message)."""
+        def check() -> bool:
+            user = self.users.lookup(session.user)
+            return self.sessions.alive(session.token) and user is not None and user.role == session.role
+
+        return check
 
     def require(self, request: Request, *, role: str | None = None, change: bool = False) -> Session:
         """The session, or :class:`Denied`: 401 without one; 403 for a change without the session's

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import dataclass, field
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from typing import Any
 
 from starlette.responses import StreamingResponse
@@ -87,24 +87,25 @@ class Broadcast:
         for subscriber in list(self._subscribers):
             self._end(subscriber)
 
-    def response(self, first: Iterable[bytes]) -> StreamingResponse:
+    def response(self, first: Iterable[bytes], allowed: Callable[[], bool] | None = None) -> StreamingResponse:
         """A ``text/event-stream`` answer that starts with ``first`` (the state as it is now) and
-        then carries every message published, until the browser leaves or is dropped."""
+        then carries every message published, until the browser leaves or is dropped, or
+        ``allowed()`` says its reader may no longer see them (logged out, removed)."""
         subscriber = Subscriber(asyncio.Queue(self.backlog))
         self._subscribers.add(subscriber)
-        return StreamingResponse(self._stream(subscriber, list(first)), media_type="text/event-stream",
+        return StreamingResponse(self._stream(subscriber, list(first), allowed), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
-    async def _stream(self, subscriber: Subscriber, first: list[bytes]) -> AsyncIterator[bytes]:
+    async def _stream(self, subscriber: Subscriber, first: list[bytes],
+                      allowed: Callable[[], bool] | None) -> AsyncIterator[bytes]:
         try:
             yield f"retry: {RETRY_MS}\n\n".encode() + b"".join(first)
             while True:
                 try:
                     message = await asyncio.wait_for(subscriber.queue.get(), KEEPALIVE_S)
                 except TimeoutError:
-                    yield b": keep-alive\n\n"
-                    continue
-                if message is None:
+                    message = b": keep-alive\n\n"
+                if message is None or (allowed is not None and not allowed()):
                     return
                 yield message
         finally:

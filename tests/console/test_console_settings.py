@@ -4,12 +4,13 @@ from __future__ import annotations
 import io
 import stat
 import sys
+from pathlib import Path
 
 import pytest
 
 from controller.cli import main
 from controller.config import ConfigError, load
-from controller.console.settings import ConsoleSettings
+from controller.web.settings import WebSettings
 from controller.web.serve import Listen, parse_listen
 from controller.web.users import check_password, read_users
 
@@ -57,7 +58,7 @@ def test_each_mistake_in_console_names_its_key(tmp_path, console, key, message):
 
 
 def test_the_command_line_address_is_held_to_the_same_rule():
-    settings = ConsoleSettings(None, users=__import__("pathlib").Path("users"))
+    settings = WebSettings(None, users=Path("users"))
     assert settings.listening_on(parse_listen("127.0.0.1:9000")).listen == Listen("127.0.0.1", 9000)
     assert settings.listening_on(None).listen is None
     with pytest.raises(ValueError, match="is not loopback"):
@@ -97,7 +98,7 @@ def test_user_add_list_remove_with_the_location_before_or_after_the_action(tmp_p
 
 @pytest.mark.parametrize("argv, message", [
     (["user", "list"], "give --config FILE (the users file beside it) or --users FILE"),
-    (["user", "--config", "nowhere.toml", "list"], "nowhere.toml: no such file"),
+    (["user", "--config", "nowhere.toml", "list"], "nowhere.toml: (file): no such file"),
     (["user", "--users", "u", "add", "dana", "--role", "dealer"], "shorter than 8 characters"),
     (["user", "--users", "u", "add", "da na", "--role", "dealer"], "is not a user name"),
 ])
@@ -115,3 +116,12 @@ def test_the_users_file_beside_a_configuration_may_be_named_in_it(tmp_path, caps
     monkeypatch.setattr(sys, "stdin", io.StringIO("long-enough\n"))
     assert main(["user", "--config", config, "add", "dana", "--role", "pit"]) == 0
     assert list(read_users(tmp_path / "console-users")) == ["dana"]
+
+
+def test_run_check_says_when_the_certificate_will_not_load(tmp_path, capsys):
+    (tmp_path / "cert.pem").write_text("not a certificate")
+    (tmp_path / "key.pem").write_text("not a key")
+    config = _config(tmp_path, 'listen = "0.0.0.0:8443"\ncertificate = "cert.pem"\nkey = "key.pem"')
+    assert main(["run", "--config", config, "--check"]) == 0
+    out = capsys.readouterr().out
+    assert "warning: console: cannot load the certificate" in out and "would run without its console" in out

@@ -61,6 +61,44 @@ def camera_config(**camera):
 def test_live_cameras_are_asked_for_the_configured_size_and_frame_rate(camera, kind):
     spec = source_spec(camera_config(**camera))
     assert spec["type"] == kind and spec["size"] == (1280, 960) and spec["fps"] == 15
+    assert "full_size" not in spec
+    full = source_spec(camera_config(**camera, full_width=2560, full_height=1920))
+    assert full["full_size"] == (2560, 1920) and full["size"] == (1280, 960)
+
+
+def test_a_folder_of_big_frames_gives_small_and_full_frames(tmp_path):
+    import cv2
+
+    from vision.sources import open_source
+
+    big = np.random.default_rng(1).integers(0, 255, (960, 1280, 3), dtype=np.uint8)
+    cv2.imwrite(str(tmp_path / "f1.png"), big)
+    config = camera_config(source="folder", path=str(tmp_path), width=640, height=480, full_width=1280,
+                           full_height=960)
+    with open_source(source_spec(config), retry=False) as src:
+        frame = src.read()
+    assert frame.image.shape == (480, 640, 3) and (frame.full == big).all()
+
+
+def test_a_pipeline_reads_the_full_frame_finds_on_the_small_one_and_journals_the_model():
+    import cv2
+
+    from controller.camera import ReadPipeline, read_event
+    from vision.reader import read_dice
+    from vision.scenes import render_scene
+
+    calls = []
+
+    def reader(image, expect, calibration, model=None, finding=None):
+        calls.append((image.shape, None if finding is None else finding.shape, model.digest))
+        return read_dice(image, expect=expect, calibration=calibration, model=model, finding=finding)
+
+    pipeline = ReadPipeline("craps", None, fps=30, reader=reader)
+    full, label = render_scene(2, (3, 4), "rail", size=(1280, 960), tilt=0.0)
+    read = pipeline._read(Frame(cv2.resize(full, (640, 480)), 0.0, 0, full=full))
+    assert calls == [((960, 1280, 3), (480, 640, 3), pipeline.model.digest)]
+    assert sorted(read.values) == [3, 4]
+    assert read_event(read, "f.jpg", (1280, 960), pipeline.model.digest)["model"] == pipeline.model.digest
 
 
 class RecordingCapture:
@@ -137,7 +175,7 @@ def test_a_cage_that_turns_longer_than_the_settle_timeout_is_still_read():
     fps, spin_s = 10.0, 12.0
     reads = []
 
-    def reader(image, expect, calibration):
+    def reader(image, expect, calibration, **_):
         reads.append(image)
         return DiceRead(ReadStatus.OK, tuple(Die(v, 0.99, (10 * v, 10, 8, 8)) for v in (1, 2, 3)))
 
@@ -162,7 +200,7 @@ def test_dice_found_at_rest_after_a_restart_go_to_the_dealer(tmp_path):
 
     values = iter([(5, 6), (5, 6), (2, 3)])
 
-    def reader(image, expect, calibration):
+    def reader(image, expect, calibration, **_):
         return DiceRead(ReadStatus.OK, tuple(Die(v, 0.99, (10 * v, 10, 8, 8)) for v in next(values)))
 
     felt = np.full((120, 160, 3), (50, 120, 30), np.uint8)

@@ -19,7 +19,7 @@ def _write(tmp_path, text):
 def test_no_file_gives_embedded_defaults():
     config = load(None)
     assert config.is_demo and config.game == "craps"
-    assert config.camera["source"] == "scenes" and config.display["port"] == "sim"
+    assert config.camera["source"] == "generated" and config.display["port"] == "sim"
     assert config.pin_factory == "mock" and str(config.state_dir) == "var"
     assert config.rules.max_bet == 500 and config.pins.cage_motor == 17 and config.gpio.long_press_s == 1.5
 
@@ -211,3 +211,31 @@ def test_every_problem_of_a_calibration_file_is_its_own_line_naming_both_files(t
 def test_a_spin_time_is_checked_only_at_the_hazard_table(tmp_path):
     """A leftover [hazard] spin_seconds = 0.5 refused a craps table, which has no cage."""
     assert load(_write(tmp_path, "[hazard]\nspin_seconds = 0.5\n")).game == "craps"
+
+
+def test_the_camera_s_model_is_a_model_folder_relative_to_the_file(tmp_path):
+    import shutil
+
+    from vision.reader.model_dir import BUNDLED_MODEL, MODEL_FILES
+
+    folder = tmp_path / "models" / "table1"
+    folder.mkdir(parents=True)
+    for name in MODEL_FILES:
+        shutil.copy(BUNDLED_MODEL / name, folder / name)
+    path = tmp_path / "table.toml"
+    path.write_text('[camera]\nmodel = "models/table1"\n')
+    assert load(path).camera["model"] == str(folder)
+    path.write_text('[camera]\nmodel = "models/none"\n')
+    with pytest.raises(ConfigError, match="camera.model: no such model folder"):
+        load(path)
+    (folder / "policy.json").unlink()
+    path.write_text('[camera]\nmodel = "models/table1"\n')
+    with pytest.raises(ConfigError, match="camera.model: .*policy.json: missing"):
+        load(path)
+
+
+def test_a_full_resolution_needs_both_sides(tmp_path):
+    path = tmp_path / "table.toml"
+    path.write_text("[camera]\nfull_width = 2028\n")
+    with pytest.raises(ConfigError, match="camera.full_width: give full_width and full_height together"):
+        load(path)

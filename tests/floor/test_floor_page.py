@@ -134,3 +134,39 @@ def test_the_page_served_pushes_an_alert_to_a_browser(tmp_path, users):
                 assert json.loads(next(lines).removeprefix("data: "))["seq"] == 7
     finally:
         page.stop()
+
+
+def test_an_event_stream_ends_when_its_user_logs_out(tmp_path, users):
+    """What a logged-out user's open page would go on seeing stops at the next message."""
+    import threading
+
+    import httpx
+
+    _floor(tmp_path).close()
+    page = start_page(tmp_path / "floor.sqlite3", "127.0.0.1:0", users=str(users))
+    assert page is not None
+    try:
+        with httpx.Client(base_url=page.url.rstrip("/"), timeout=10) as client:
+            token = client.post("/api/login", json={"user": "pat", "password": "watch-the-floor"}).json()["csrf"]
+            received: list[str] = []
+            first, ended = threading.Event(), threading.Event()
+
+            def watch() -> None:
+                with httpx.stream("GET", page.url + "api/events", cookies=client.cookies, timeout=20) as answer:
+                    for line in answer.iter_lines():
+                        if line.startswith("event: "):
+                            received.append(line)
+                            first.set()
+                ended.set()
+
+            threading.Thread(target=watch, daemon=True).start()
+            assert first.wait(10)
+            assert client.post("/api/logout", headers={"X-CSRF-Token": token}).status_code == 200
+            with FloorStore(tmp_path / "floor.sqlite3") as store:
+                store.begin()
+                alert = store.raise_alert("craps-1", None, 7, "rewritten", "row 7 differs")
+                store.commit()
+            page.alert(alert)
+            assert ended.wait(10) and received == ["event: floor"]
+    finally:
+        page.stop()

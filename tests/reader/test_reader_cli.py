@@ -35,7 +35,7 @@ def test_read_json_contract(capsys, images):
     assert status == 0
     (line,) = lines
     assert {"image", "status", "dice", "ms"} <= set(line)
-    assert set(line) <= {"image", "status", "dice", "ms", "reason"}
+    assert set(line) <= {"image", "status", "dice", "ms", "reason", "model"}
     assert line["image"] == str(images["good"])
     assert line["status"] in ("ok", "uncertain", "no_read")
     assert isinstance(line["ms"], float) and line["ms"] > 0
@@ -53,6 +53,23 @@ def test_bad_files_give_no_read_lines_and_the_command_goes_on(capsys, images):
     for line in lines[:4]:
         assert line["status"] == "no_read" and line["dice"] == [] and line["reason"]
     assert lines[4]["status"] != "no_read" or "image" not in lines[4]["reason"]
+
+
+def test_read_and_bench_take_a_model_folder_and_name_it(capsys, images, tmp_path):
+    import shutil
+
+    from vision.reader.model_dir import BUNDLED_MODEL, MODEL_FILES, model_digest
+
+    folder = tmp_path / "table-model"
+    folder.mkdir()
+    for name in MODEL_FILES:
+        shutil.copy(BUNDLED_MODEL / name, folder / name)
+    status, (line,) = run_read(capsys, "--game", "craps", "--json", "--model", str(folder), str(images["good"]))
+    assert status == 0 and line["model"] == model_digest(folder) and line["dice"]
+    (folder / "dice_detector.onnx").unlink()
+    assert main(["read", "--model", str(folder), str(images["good"])]) == 2
+    assert "dice_detector.onnx: missing" in capsys.readouterr().err
+    assert main(["bench", str(tmp_path), "--model", str(folder)]) == 2
 
 
 def test_game_sets_the_dice_count(capsys, images):

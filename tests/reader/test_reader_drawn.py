@@ -84,7 +84,7 @@ def test_calibrated_die_size_reads_big_dice(draw_table):
 
 
 def test_the_calibrated_top_face_reaches_the_judge(draw_table, monkeypatch):
-    """The touching rule by top faces (judge.TOUCHING_TOP_FACES) needs the calibration's die size."""
+    """The touching rule by top faces (P.touching_top_faces) needs the calibration's die size."""
     import vision.reader.read as read_module
 
     seen = []

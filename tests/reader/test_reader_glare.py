@@ -15,7 +15,8 @@ import pytest
 
 from vision.model import ReadStatus
 from vision.reader import read_dice
-from vision.reader.judge import SURE_DOUBTED, SURE_WITH_PIPS, Evidence, judge
+from vision.reader.judge import Evidence, judge
+from vision.reader.policy import DEFAULT_POLICY as P
 from vision.reader.pips import count_pips
 from vision.scenes.render import render_scene
 
@@ -61,7 +62,7 @@ def test_pip_counter_tells_a_tinted_spot_from_pips():
 
 
 def test_a_spot_unlike_its_pips_raises_the_bar_for_the_die():
-    between = (SURE_WITH_PIPS + SURE_DOUBTED) / 2
+    between = (P.sure_with_pips + P.sure_doubted) / 2
     probs = (1 - between, 0.0, 0.0, between, 0.0, 0.0, 0.0)
     clear = Evidence(100, 100, 40, 0.9, probs, True, 3)
     assert judge([clear, Evidence(300, 200, 40, 0.9, probs, True, 3)], 2, (480, 640, 3)).status == ReadStatus.OK

@@ -8,10 +8,8 @@ import numpy as np
 import pytest
 
 from vision.model import ReadStatus
-from vision.reader.judge import (
-    DIE_PEAK, DOUBT, FAINT_PEAK, LEANING, LEANING_DOUBT, SIZE_RATIO, SURE_DOUBTED, SURE_DOUBTED_SECOND_LOOK,
-    SURE_ALONE, SURE_WITH_PIPS, TOUCHING, TOUCHING_TOP_FACES, Evidence, judge,
-)
+from vision.reader.judge import Evidence, judge
+from vision.reader.policy import DEFAULT_POLICY as P
 
 FRAME = (480, 640, 3)
 
@@ -54,7 +52,7 @@ def test_dice_lying_flush_are_touching_where_the_top_face_size_is_known():
     read = judge(flush, expect=2, frame_shape=FRAME, top_face_px=40)
     assert read.status == ReadStatus.NO_READ
     assert "touching" in read.reason
-    apart = [sure(3, 100, 100), sure(5, 100 + TOUCHING_TOP_FACES * 40 + 2, 100)]
+    apart = [sure(3, 100, 100), sure(5, 100 + P.touching_top_faces * 40 + 2, 100)]
     assert judge(apart, expect=2, frame_shape=FRAME, top_face_px=40).status == ReadStatus.OK
 
 
@@ -78,7 +76,7 @@ def test_views_disagreeing_make_it_uncertain():
 
 
 def test_middling_confidence_needs_the_pip_counter():
-    p = (SURE_ALONE + SURE_WITH_PIPS) / 2
+    p = (P.sure_alone + P.sure_with_pips) / 2
     with_pips = judge([sure(4, 100, 100, p=p)], expect=1, frame_shape=FRAME)
     without = judge([sure(4, 100, 100, p=p, pips=0)], expect=1, frame_shape=FRAME)
     against = judge([sure(4, 100, 100, p=p, pips=5)], expect=1, frame_shape=FRAME)
@@ -89,19 +87,19 @@ def test_middling_confidence_needs_the_pip_counter():
 
 def test_a_disagreeing_pip_count_needs_near_certain_networks():
     """A disagreeing pip count is overruled only by networks that agree and are near certain."""
-    below = (SURE_ALONE + SURE_DOUBTED) / 2
+    below = (P.sure_alone + P.sure_doubted) / 2
     assert judge([sure(6, 100, 100, p=below, pips=5)], expect=1, frame_shape=FRAME).status == ReadStatus.UNCERTAIN
-    certain = judge([sure(6, 100, 100, p=SURE_DOUBTED, pips=5)], expect=1, frame_shape=FRAME)
+    certain = judge([sure(6, 100, 100, p=P.sure_doubted, pips=5)], expect=1, frame_shape=FRAME)
     assert certain.status == ReadStatus.OK and certain.values == (6,)
-    assert certain.dice[0].confidence < SURE_DOUBTED  # the doubt still shows in the confidence
+    assert certain.dice[0].confidence < P.sure_doubted  # the doubt still shows in the confidence
     views_apart = judge([sure(6, 100, 100, p=0.9999, pips=5, agree=False)], expect=1, frame_shape=FRAME)
     assert views_apart.status == ReadStatus.UNCERTAIN
 
 
 def test_after_a_second_look_a_disagreeing_count_is_overruled_at_a_lower_bar():
-    assert SURE_ALONE < SURE_DOUBTED_SECOND_LOOK < SURE_DOUBTED
-    between = sure(6, 100, 100, p=(SURE_DOUBTED_SECOND_LOOK + SURE_DOUBTED) / 2, pips=5)
-    below = sure(6, 100, 100, p=(SURE_ALONE + SURE_DOUBTED_SECOND_LOOK) / 2, pips=5)
+    assert P.sure_alone < P.sure_doubted_second_look < P.sure_doubted
+    between = sure(6, 100, 100, p=(P.sure_doubted_second_look + P.sure_doubted) / 2, pips=5)
+    below = sure(6, 100, 100, p=(P.sure_alone + P.sure_doubted_second_look) / 2, pips=5)
     assert judge([between], expect=1, frame_shape=FRAME).status == ReadStatus.UNCERTAIN
     assert judge([replace(between, second_look=True)], expect=1, frame_shape=FRAME).status == ReadStatus.OK
     assert judge([replace(below, second_look=True)], expect=1, frame_shape=FRAME).status == ReadStatus.UNCERTAIN
@@ -110,11 +108,11 @@ def test_after_a_second_look_a_disagreeing_count_is_overruled_at_a_lower_bar():
 def test_a_leaning_die_is_no_read_and_a_die_that_may_lean_is_for_the_dealer():
     flat, other = sure(4, 100, 100), sure(2, 300, 200)
     assert judge([flat, other], 2, FRAME).status == ReadStatus.OK
-    leaning = judge([replace(flat, leaning=LEANING), other], 2, FRAME)
+    leaning = judge([replace(flat, leaning=P.leaning), other], 2, FRAME)
     assert leaning.status == ReadStatus.NO_READ and "leaning" in leaning.reason
-    maybe = judge([replace(flat, leaning=(LEANING_DOUBT + LEANING) / 2), other], 2, FRAME)
+    maybe = judge([replace(flat, leaning=(P.leaning_doubt + P.leaning) / 2), other], 2, FRAME)
     assert maybe.status == ReadStatus.UNCERTAIN and "may be leaning" in maybe.reason
-    assert judge([replace(flat, leaning=LEANING_DOUBT * 0.9), other], 2, FRAME).status == ReadStatus.OK
+    assert judge([replace(flat, leaning=P.leaning_doubt * 0.9), other], 2, FRAME).status == ReadStatus.OK
 
 
 def test_one_die_seen_twice_is_one_die():
@@ -128,7 +126,7 @@ def test_one_die_seen_twice_is_one_die():
 
 
 def test_faint_extra_candidate_makes_it_uncertain():
-    read = judge([sure(3, 100, 100), sure(5, 300, 200), sure(2, 500, 300, peak=(DIE_PEAK + FAINT_PEAK) / 2)], expect=2,
+    read = judge([sure(3, 100, 100), sure(5, 300, 200), sure(2, 500, 300, peak=(P.die_peak + P.faint_peak) / 2)], expect=2,
                  frame_shape=FRAME)
     assert read.status == ReadStatus.UNCERTAIN
     assert len(read.dice) == 2
@@ -136,7 +134,7 @@ def test_faint_extra_candidate_makes_it_uncertain():
 
 def test_clear_non_die_is_ignored_but_a_faint_possible_die_leaves_a_doubt():
     junk = Evidence(500, 300, 40, 0.9, (0.99, 0.01, 0, 0, 0, 0, 0), True, 0)
-    faint = (DIE_PEAK + FAINT_PEAK) / 2
+    faint = (P.die_peak + P.faint_peak) / 2
     maybe = Evidence(500, 300, 40, faint, (0.05, 0.95, 0, 0, 0, 0, 0), True, 1)
     assert judge([sure(3, 100, 100), sure(5, 300, 200), junk], 2, FRAME).status == ReadStatus.OK
     assert judge([sure(3, 100, 100), sure(5, 300, 200), maybe], 2, FRAME).status == ReadStatus.UNCERTAIN
@@ -151,7 +149,7 @@ def test_the_pip_count_is_skipped_only_where_it_cannot_change_the_verdict():
     from vision.reader.judge import pips_can_matter
 
     other = sure(2, 300, 200)
-    for p in (0.5, 0.8, 0.95, 0.96, SURE_DOUBTED, 0.999):
+    for p in (0.5, 0.8, 0.95, 0.96, P.sure_doubted, 0.999):
         for agree, looked_twice in itertools.product((True, False), (True, False)):
             probe = sure(5, 100, 100, p=p, agree=agree)
             verdicts = {
@@ -167,13 +165,12 @@ def test_the_pip_count_is_skipped_only_where_it_cannot_change_the_verdict():
 
 
 def test_a_die_too_small_in_the_picture_is_for_the_dealer():
-    from vision.reader.judge import MIN_SURE_SIDE_PX
 
-    small = MIN_SURE_SIDE_PX - 1
+    small = P.min_sure_side_px - 1
     read = judge([sure(3, 100, 100, side=small), sure(5, 300, 200, side=small)], expect=2, frame_shape=FRAME)
     assert read.status == ReadStatus.UNCERTAIN and "too small" in read.reason
     assert sorted(read.values) == [3, 5]
-    fine = MIN_SURE_SIDE_PX + 1
+    fine = P.min_sure_side_px + 1
     assert judge([sure(3, 100, 100, side=fine), sure(5, 300, 200, side=fine)], 2, FRAME).status == ReadStatus.OK
 
 
@@ -208,24 +205,24 @@ def test_a_die_whose_box_crosses_the_landing_area_edge_is_outside_it():
 
 
 def test_touching_by_box_on_either_side_of_its_bar():
-    # side 40: the bar is TOUCHING * 40 px between centres
-    near = judge([sure(3, 100, 100), sure(5, 100 + TOUCHING * 40 - 1, 100)], expect=2, frame_shape=FRAME)
+    # side 40: the bar is P.touching * 40 px between centres
+    near = judge([sure(3, 100, 100), sure(5, 100 + P.touching * 40 - 1, 100)], expect=2, frame_shape=FRAME)
     assert near.status == ReadStatus.NO_READ and "touching" in near.reason
-    apart = judge([sure(3, 100, 100), sure(5, 100 + TOUCHING * 40 + 1, 100)], expect=2, frame_shape=FRAME)
+    apart = judge([sure(3, 100, 100), sure(5, 100 + P.touching * 40 + 1, 100)], expect=2, frame_shape=FRAME)
     assert apart.status == ReadStatus.OK
 
 
 def test_an_agreeing_pip_count_lowers_the_bar_to_sure_with_pips_and_no_further():
-    below = judge([sure(3, 100, 100), sure(5, 300, 200, p=SURE_WITH_PIPS - 0.01)], expect=2, frame_shape=FRAME)
+    below = judge([sure(3, 100, 100), sure(5, 300, 200, p=P.sure_with_pips - 0.01)], expect=2, frame_shape=FRAME)
     assert below.status == ReadStatus.UNCERTAIN and "not clear" in below.reason
-    at = judge([sure(3, 100, 100), sure(5, 300, 200, p=SURE_WITH_PIPS)], expect=2, frame_shape=FRAME)
+    at = judge([sure(3, 100, 100), sure(5, 300, 200, p=P.sure_with_pips)], expect=2, frame_shape=FRAME)
     assert at.status == ReadStatus.OK
 
 
 def test_dice_of_unlike_sizes_on_either_side_of_the_ratio():
-    alike = judge([sure(3, 100, 100, side=40), sure(5, 300, 200, side=40 * SIZE_RATIO - 1)], 2, FRAME)
+    alike = judge([sure(3, 100, 100, side=40), sure(5, 300, 200, side=40 * P.size_ratio - 1)], 2, FRAME)
     assert alike.status == ReadStatus.OK
-    unlike = judge([sure(3, 100, 100, side=40), sure(5, 300, 200, side=40 * SIZE_RATIO + 1)], 2, FRAME)
+    unlike = judge([sure(3, 100, 100, side=40), sure(5, 300, 200, side=40 * P.size_ratio + 1)], 2, FRAME)
     assert unlike.status == ReadStatus.UNCERTAIN
     assert unlike.reason == "a die looks unlike the others (leaning?)"
 
@@ -233,17 +230,17 @@ def test_dice_of_unlike_sizes_on_either_side_of_the_ratio():
 def test_when_a_faint_place_leaves_a_doubt():
     """A faint place leaves a doubt only above FAINT_PEAK, and when the classifier leans to a die."""
     dice = [sure(3, 100, 100), sure(5, 300, 200)]
-    peak = (FAINT_PEAK + DIE_PEAK) / 2
-    doubt = judge(dice + [sure(2, 500, 400, p=DOUBT + 0.05, peak=peak)], 2, FRAME)
+    peak = (P.faint_peak + P.die_peak) / 2
+    doubt = judge(dice + [sure(2, 500, 400, p=P.doubt + 0.05, peak=peak)], 2, FRAME)
     assert doubt.status == ReadStatus.UNCERTAIN and "may be a die" in doubt.reason
-    rejected = judge(dice + [sure(2, 500, 400, p=DOUBT - 0.05, peak=peak)], 2, FRAME)
+    rejected = judge(dice + [sure(2, 500, 400, p=P.doubt - 0.05, peak=peak)], 2, FRAME)
     assert rejected.status == ReadStatus.OK
-    too_faint = judge(dice + [sure(2, 500, 400, p=0.99, peak=FAINT_PEAK - 0.01)], 2, FRAME)
+    too_faint = judge(dice + [sure(2, 500, 400, p=0.99, peak=P.faint_peak - 0.01)], 2, FRAME)
     assert too_faint.status == ReadStatus.OK
 
 
 def test_a_die_at_the_leaning_doubt_bar_is_uncertain():
-    read = judge([replace(sure(3, 100, 100), leaning=LEANING_DOUBT), sure(5, 300, 200)], 2, FRAME)
+    read = judge([replace(sure(3, 100, 100), leaning=P.leaning_doubt), sure(5, 300, 200)], 2, FRAME)
     assert read.status == ReadStatus.UNCERTAIN and "may be leaning" in read.reason
 
 
@@ -254,6 +251,6 @@ def test_a_die_at_the_leaning_doubt_bar_is_uncertain():
 ], ids=["touching", "cut", "count"])
 def test_a_refusal_outranks_every_doubt(refusal, expect, reason):
     """no_read is checked before uncertain: a roll that must not be read is not put to the dealer as a doubt."""
-    doubts = [sure(6, 500, 400, agree=False), replace(sure(2, 400, 100, p=0.6), leaning=LEANING_DOUBT)]
+    doubts = [sure(6, 500, 400, agree=False), replace(sure(2, 400, 100, p=0.6), leaning=P.leaning_doubt)]
     read = judge(refusal + doubts, expect, FRAME)
     assert read.status == ReadStatus.NO_READ and read.reason == reason

@@ -47,7 +47,7 @@ def test_heldout_photos(folder):
 def test_a_small_die_alone_on_a_plain_tray_is_not_settled_as_the_pip_of_a_big_1(how):
     """byler's held-out ``IMG_20191208_112556``: one dark 5 of 36 px on the light tray. So altered, the usual
     look is unsure of it and the close-up look boxes it with the tray around it as a big die showing 1,
-    which was settled (docs/vision.md, "Close-ups"). Whatever it is settled as, it is not that 1."""
+    which was settled. Whatever it is settled as, it is not that 1."""
     photo = DATASETS / "byler-d6-tray" / "images" / "IMG_20191208_112556.jpg"
     if not photo.is_file():
         pytest.skip(f"photo missing: {photo} (../shared/datasets is not on this machine)")

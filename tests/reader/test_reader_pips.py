@@ -61,8 +61,7 @@ def test_pips_that_nearly_touch_are_counted_apart_on_the_fine_crop(side, gap):
 
 def test_the_coarse_count_is_cut_at_one_level():
     # The coarse count may speak against the networks, and cut at several levels it made a
-    # held-out silent misread (docs/vision.md, "The fine count cut at several levels"): the
-    # pips of this 6 still run together on its crop, as before.
+    # held-out silent misread: the pips of this 6 still run together on its crop.
     frame, (cx, cy) = _close_six(56, 0.22)
     assert count_pips(G.crop_die(frame, cx, cy, 56)).count == 0
 

@@ -11,8 +11,8 @@ import pytest
 
 from vision.model import ReadStatus
 from vision.reader import geometry as G
-from vision.reader import read as R
-from vision.reader.judge import SURE_ALONE, SURE_WITH_PIPS
+from vision.reader import look as R
+from vision.reader.policy import DEFAULT_POLICY as P
 from vision.reader.pips import PipCount
 from vision.reader.read import read_dice
 
@@ -67,7 +67,7 @@ def test_only_the_doubtful_die_gets_the_second_look_and_its_views_are_averaged()
     assert read.status == ReadStatus.OK and sorted(read.values) == [2, 4]
     second = next(d for d in read.dice if d.value == 4)
     assert second.confidence == pytest.approx((0.8 + 3 * 0.99) / 4, abs=1e-4)
-    assert (0.8 + 3 * 0.99) / 4 >= SURE_ALONE > 0.8  # the second look is what made it sure
+    assert (0.8 + 3 * 0.99) / 4 >= P.sure_alone > 0.8  # the second look is what made it sure
 
 
 def test_the_networks_must_still_agree_after_the_second_look():
@@ -91,15 +91,15 @@ def test_the_eight_views_are_eight_different_angles():
 
 @pytest.mark.parametrize(("coarse", "fine", "status"), [
     (0, 4, ReadStatus.OK),          # only the fine crop gives a clear count, and it names the networks' 4
-    (0, 0, ReadStatus.UNCERTAIN),   # no clear count: the networks alone need SURE_ALONE
+    (0, 0, ReadStatus.UNCERTAIN),   # no clear count: the networks alone need P.sure_alone
     (3, 4, ReadStatus.UNCERTAIN),   # the counters disagree: no clear count, not agreement
     (4, 3, ReadStatus.OK),          # the count on the networks' crop agrees: it stands
 ])
 def test_both_pip_counts_reach_the_judge_through_agreed_count(monkeypatch, coarse, fine, status):
-    # The doubtful die reads 4 at 0.87 in every view: under SURE_ALONE, over SURE_WITH_PIPS.
-    monkeypatch.setattr(R, "count_pips", lambda crop: PipCount(coarse if crop.shape[0] == G.CLS_SIZE else -1))
-    monkeypatch.setattr(R, "count_pips_fine", lambda frame, cx, cy, side: PipCount(fine))
+    # The doubtful die reads 4 at 0.87 in every view: under P.sure_alone, over P.sure_with_pips.
+    monkeypatch.setattr(R, "count_pips", lambda crop, policy: PipCount(coarse if crop.shape[0] == G.CLS_SIZE else -1))
+    monkeypatch.setattr(R, "count_pips_fine", lambda frame, cx, cy, side, policy: PipCount(fine))
     views = [[probs(2, 0.999), probs(4, 0.87)], [probs(4, 0.87)] * 3]
     read = read_dice(FRAME, expect=2, nets=ScriptedNets(first=views, second=views))
-    assert SURE_WITH_PIPS <= 0.87 < SURE_ALONE
+    assert P.sure_with_pips <= 0.87 < P.sure_alone
     assert read.status == status and sorted(read.values) == [2, 4]

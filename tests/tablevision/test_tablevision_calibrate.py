@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from vision.calibrate import (
+    CALIBRATION_KEYS,
     CalibrationError,
     calibrate,
     calibration_from_table,
@@ -241,6 +242,29 @@ def test_saved_calibration_loads_back_with_its_mask_and_empty_picture(tmp_path: 
     assert empty_image is not None and np.array_equal(empty_image, result.empty)
 
 
+def test_full_resolution_frames_give_the_die_size_in_their_pixels_and_it_is_kept(tmp_path: Path):
+    table, empty, dice = table_frames("rail", 1, 2)
+    full = [cv2.resize(f, (1920, 1440), interpolation=cv2.INTER_CUBIC) for f in dice]
+    result = calibrate(empty, dice, expect=2, full_dice_frames=full)
+    cal = result.calibration
+    assert cal.full_size == (1920, 1440) and cal.frame_size == (640, 480) and cal.die_size_px is not None
+    assert cal.full_die_size_px == pytest.approx(3 * cal.die_size_px, rel=0.01)
+    loaded = load_calibration(save_calibration(result, tmp_path / "cal"))
+    assert (loaded.full_size, loaded.full_die_size_px) == (cal.full_size, cal.full_die_size_px)
+    assert loaded.die_size_at((1440, 1920, 3)) == cal.full_die_size_px
+    with pytest.raises(CalibrationError, match="do not show the small frames' view"):
+        calibrate(empty, dice, expect=2, full_dice_frames=[cv2.resize(f, (1920, 1080)) for f in dice])
+
+
+def test_dice_seen_from_straight_above_give_no_tilt_and_a_tilt_is_kept(tmp_path: Path):
+    _, empty, dice = table_frames("rail", 6, 2)
+    result = calibrate(empty, dice, expect=2)
+    assert result.calibration.view_tilt_deg < 10
+    result.calibration.view_tilt_deg, result.calibration.view_toward_deg = 22.5, 80.0
+    loaded = load_calibration(save_calibration(result, tmp_path / "cal"))
+    assert (loaded.view_tilt_deg, loaded.view_toward_deg) == (22.5, 80.0)
+
+
 def test_check_image_outlines_the_area_and_darkens_outside():
     table, empty, dice = table_frames("rail", 8, 2)
     result = calibrate(empty, dice)
@@ -381,7 +405,7 @@ def test_a_bad_calibration_value_is_refused_by_name(tmp_path: Path, text, proble
 def test_a_misspelt_key_is_refused_with_the_known_keys(tmp_path: Path):
     """Ignored, it left the die size unset: the reader then guessed the scale of every frame unseen."""
     path = calibration_folder(tmp_path, VALID.replace("die_size_px", "die_sise_px"))
-    known = "known: frame_size, landing_mask, empty_image, die_size_px, dice_hsv, felt_hsv"
+    known = "known: " + ", ".join(CALIBRATION_KEYS)
     assert problems_of(path) == [("calibration.die_sise_px", f"unknown key ({known})")]
 
 

@@ -216,7 +216,7 @@ def test_calibrate_from_a_camera_drops_the_frames_queued_during_each_prompt(monk
 
     monkeypatch.setattr(vision.sources, "open_source", lambda spec: camera)
     monkeypatch.setattr("builtins.input", prompt)
-    empty, dice, _, _ = calibrate._from_source("usb:0", 3, None)
+    empty, dice, _, _, _ = calibrate._from_source("usb:0", 3, None)
     assert len(empty) == len(dice) == 3
     assert all(image[0, 0, 0] == 255 for image in empty + dice)
 
@@ -230,7 +230,7 @@ def test_calibrate_from_a_camera_asks_for_and_expects_the_games_dice(monkeypatch
     asked = []
     monkeypatch.setattr(vision.sources, "open_source", lambda spec: QueuingCamera())
     monkeypatch.setattr("builtins.input", lambda text: asked.append(text) or "")
-    _, _, expect, filmed = calibrate._from_source("usb:0", 2, game)
+    _, _, _, expect, filmed = calibrate._from_source("usb:0", 2, game)
     assert expect == count and asked[1].startswith(f"Lay {count} dice at rest") and filmed == (game or "craps")
 
 
@@ -270,7 +270,7 @@ def test_calibrate_films_the_configured_camera_at_its_size_and_rate(tmp_path, mo
     monkeypatch.setattr(vision.sources, "open_source", lambda spec: opened.append(spec) or QueuingCamera())
     monkeypatch.setattr("builtins.input", lambda text: "")
     spec, game = calibrate._table_camera(str(config))
-    _, _, expect, filmed = calibrate._from_source(spec, 2, game)
+    _, _, _, expect, filmed = calibrate._from_source(spec, 2, game)
     assert opened == [{"type": "usb", "target": 2, "size": (1280, 960), "fps": 15}]
     assert (expect, filmed) == (3, "hazard")
     config.write_text('[camera]\nsource = "scenes"\n')

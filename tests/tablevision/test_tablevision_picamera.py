@@ -5,6 +5,7 @@ import sys
 import threading
 import types
 
+import cv2
 import numpy as np
 import pytest
 
@@ -17,9 +18,11 @@ class FakeRequest:
         self.cam, self.released = cam, False
 
     def make_array(self, name: str) -> np.ndarray:
-        assert name == "main"
+        assert name in ("main", "lores")
         if self.cam.fail_array:
             raise ValueError("buffer of unexpected size")
+        if name == "lores":  # YUV420 (I420) as Picamera2 gives the low-resolution stream
+            return cv2.cvtColor(cv2.resize(self.cam.image, self.cam.lores_size), cv2.COLOR_BGR2YUV_I420)
         return self.cam.image.copy()
 
     def get_metadata(self) -> dict:
@@ -51,9 +54,13 @@ class FakePicamera2:
         self.image = np.random.default_rng(0).integers(100, 200, (480, 640, 3), dtype=np.uint8)
         FakePicamera2.instances.append(self)
 
-    def create_still_configuration(self, main=None, buffer_count=1, controls=None):
+    def create_still_configuration(self, main=None, buffer_count=1, controls=None, lores=None):
         self.calls.append(("still_config", dict(main), buffer_count, dict(controls or {})))
-        return {"main": main, "controls": controls}
+        if lores is not None:
+            self.calls.append(("lores", dict(lores)))
+            self.lores_size = tuple(lores["size"])
+            self.image = np.random.default_rng(0).integers(100, 200, (*main["size"][::-1], 3), dtype=np.uint8)
+        return {"main": main, "lores": lores, "controls": controls}
 
     def configure(self, config) -> None:
         self.calls.append("configure")
@@ -223,3 +230,21 @@ def test_the_request_is_released_when_its_array_cannot_be_made(fake_picamera2):
     with pytest.raises(ValueError, match="unexpected size"):
         src.read()
     assert len(cam.requests) == 1 and cam.requests[0].released  # else the camera runs out of buffers
+
+
+def test_two_streams_give_a_small_frame_and_the_full_one_of_the_same_moment(fake_picamera2):
+    source = Picamera2Source(size=(640, 480), full_size=(2028, 1520), clock=Clock())
+    cam = fake_picamera2.instances[-1]
+    assert ("lores", {"format": "YUV420", "size": (640, 480)}) in cam.calls
+    assert cam.calls[0][1] == {"format": "RGB888", "size": (2028, 1520)}
+    frame = source.read()
+    assert frame.image.shape == (480, 640, 3) and frame.full.shape == (1520, 2028, 3)
+    # one picture at two sizes, in BGR both (the small one came as YUV420)
+    assert np.abs(frame.image.mean(axis=(0, 1)) - frame.full.mean(axis=(0, 1))).max() < 3
+    source.close()
+
+
+def test_one_stream_gives_no_full_frame(fake_picamera2):
+    source = Picamera2Source(size=(640, 480), clock=Clock())
+    assert source.read().full is None
+    source.close()

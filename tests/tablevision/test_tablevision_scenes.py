@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from vision.scenes import Camera, render_scene
-from vision.scenes.dataset import main as dataset_main, write_dataset
+from vision.benchtool.dataset import main as dataset_main, write_dataset
 from vision.scenes.die import draw_die, orientation, top_value
 from vision.scenes.render import random_look
 

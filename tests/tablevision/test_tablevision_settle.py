@@ -7,7 +7,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.scenes.scenarios import SCENARIOS, build
+from vision.benchtool.scenarios import SCENARIOS, build
 from vision.settle import SettleConfig, SettleDetector, Settled, Unsettled
 from vision.sources.base import Frame
 

@@ -17,7 +17,7 @@ each photo altered in the frame of its own size:
   labelled touching or leaning (a generated folder's manifest). Enlarged from small
   photographed dice, such frames are blurred and their compression shows;
   for sharp ones, cut them from generated scenes rendered large
-  (``python -m vision.scenes.dataset OUT --size 2560x1920``);
+  (``python -m vision.benchtool.dataset OUT --size 2560x1920``);
 - ``--turn`` 90, 180 or 270 (degrees clockwise) and ``--mirror``: a camera
   mounted otherwise, or a photo turned; the labels turn with the dice;
 - ``--stretch`` S: the photo's width S times what it was, its height kept,
@@ -32,7 +32,7 @@ each photo altered in the frame of its own size:
   swapped: red dice turn blue, green felt stays green): dice and cloth of
   colours the public photos lack.
 
-    python -m vision.benchtool.altered ../shared/datasets/byler-d6-tray /tmp/byler-half \
+    python -m vision.benchtool.altered ../shared/datasets/byler-d6-tray ../byler-half \
         --split tune --factor 0.5
 
 The copies are for benching only and stay outside the project, like the

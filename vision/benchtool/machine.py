@@ -4,7 +4,7 @@ A latency figure says as much about the machine as about the reader. On the
 shared machine the reader was developed on, the same frames read with the
 same code gave medians a fifth apart within minutes, and the speed changed
 from one second to the next with nothing else of ours running (neighbours
-on the host, invisible to the load average; docs/vision.md, "Latency").
+on the host, invisible to the load average).
 
 So the bench names the processor, the OpenCV build and threads, and times a
 fixed piece of OpenCV work (``SpeedProbe``: a blur of one 640x480 colour

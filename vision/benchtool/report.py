@@ -18,6 +18,7 @@ import numpy as np
 
 from vision.benchtool.machine import summary_line
 from vision.benchtool.run import ImageResult, display_path, misses, settled_but_should_not_be
+from vision.benchtool.targets import text as target_lines
 from vision.sources.folder import decode_image_file
 
 _ROWS = [
@@ -58,7 +59,11 @@ def text(summary: dict, title: str, notes: list[str] | tuple[str, ...] = ()) -> 
     """The figures for a terminal; ``notes`` say what the labels were read as and what was left out."""
     lines = [f"{title}: {summary['images']} images, {summary['dice']} dice"]
     lines += [f"  {note}" for note in notes]
+    if "model" in summary:
+        lines.append(f"  model: {summary['model']['digest']} ({summary['model']['folder']})")
     lines += [f"  {name:<32} {_fmt(summary, key, kind)}" for name, key, kind in _ROWS]
+    if "targets" in summary:
+        lines += [f"  {line}" for line in target_lines(summary["targets"])]
     lines.append(f"  {summary_line(summary['machine'])}")
     if summary["reasons"]:
         lines.append("  reasons for uncertain / no_read:")

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+import cv2
 import numpy as np
 
 from vision.benchtool.labels import LabelledImage
@@ -26,8 +27,12 @@ class ImageResult:
 
 
 def run(items: list[LabelledImage], reader: Reader, give_count: bool = True,
-        calibration: Calibration | None = None, progress: Progress | None = None) -> list[ImageResult]:
-    """Read every image (``expect`` = its labelled count when ``give_count``) and score it."""
+        calibration: Calibration | None = None, progress: Progress | None = None,
+        finding: tuple[int, int] | None = None) -> list[ImageResult]:
+    """Read every image (``expect`` = its labelled count when ``give_count``) and score it.
+    ``finding`` (width, height): each image is also given shrunk to that size, as a camera's
+    low-resolution stream gives it, to find the dice on (the shrinking is not timed: the
+    camera does it)."""
     results = []
     for item in items:
         frame, problem = decode_image_file(item.path)
@@ -36,7 +41,9 @@ def run(items: list[LabelledImage], reader: Reader, give_count: bool = True,
             read = DiceRead(ReadStatus.NO_READ, (), problem)
             size = (0, 0)
         else:
-            read = reader(frame, expect=expect, calibration=calibration)
+            small = cv2.resize(frame, finding, interpolation=cv2.INTER_AREA) if finding else None
+            kwargs = {"finding": small} if small is not None else {}
+            read = reader(frame, expect=expect, calibration=calibration, **kwargs)
             size = (frame.shape[1], frame.shape[0])
         results.append(ImageResult(item, read, score(item, read, *size), size))
         if progress:

@@ -41,6 +41,19 @@ def detector_input(frame: np.ndarray, scale: float) -> np.ndarray:
     return small
 
 
+def detector_view(frame: np.ndarray, scale: float, finding: np.ndarray | None = None) -> np.ndarray:
+    """The detector's input for ``frame`` resized by ``scale``, made from ``finding`` instead where
+    that is a smaller picture of the same view (same shape within 1%) still at least as big as the
+    input: a camera's low-resolution stream spares shrinking a full-resolution frame."""
+    if finding is not None:
+        h, w = frame.shape[:2]
+        fh, fw = finding.shape[:2]
+        k = scale * w / fw
+        if k <= 1.0 and abs(fw / fh - w / h) <= 0.01 * w / h:
+            return detector_input(finding, k)
+    return detector_input(frame, scale)
+
+
 def _shrink(frame: np.ndarray, nw: int, nh: int) -> np.ndarray:
     """Resize to (nw, nh): area-averaged halvings (OpenCV's fast path), then
     one linear step of less than two. For 640x480 -> 256x192 this is about six

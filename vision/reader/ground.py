@@ -3,9 +3,9 @@
 A die's top face, seen from above, is one colour from its pips to its edge,
 and the ground starts beyond its corners. Where a place is ground through and
 through, its colour just inside the edge is the colour just beyond the corners.
-The close-up look uses this to tell a big die showing 1 from a small die lying
+The close-up pass uses this to tell a big die showing 1 from a small die lying
 alone on a plain ground, which at the coarse scale looks like the pip of a big
-white 1 (docs/vision.md, "Close-ups").
+white 1 (``closeup.py``).
 """
 from __future__ import annotations
 

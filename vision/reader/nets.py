@@ -1,32 +1,20 @@
-"""The two ONNX networks of the reader, run through OpenCV's DNN module.
+"""The reader's ONNX networks, run through OpenCV's DNN module.
 
-The files live in ``vision/models/`` (how they were made: its README). They
-are loaded once per process and kept; OpenCV's DNN is the only runtime
-needed (no PyTorch at the table).
+The files lie in a model folder (``vision.reader.model_dir``; the bundled one is
+``vision/models``). OpenCV's DNN is the only runtime needed: no PyTorch at the table.
 """
 from __future__ import annotations
 
 import threading
-from functools import lru_cache
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
-DETECTOR_FILE = MODELS_DIR / "dice_detector.onnx"
-CLASSIFIER_FILE = MODELS_DIR / "dice_classifier.onnx"
-#: A second classifier, trained apart (other run, other data mix): the two
-#: must agree, one on the straight crop and one on the turned crop.
-SECOND_CLASSIFIER_FILE = MODELS_DIR / "dice_classifier_b.onnx"
-#: The leaning-die check: one logit per crop (``training/train_lean.py``).
-LEANING_FILE = MODELS_DIR / "dice_leaning.onnx"
 #: OpenCV 5 runs a network with its new DNN engine or its classic one (OpenCV 4
-#: has only the classic one). Measured on one x86 core, the classic engine
-#: runs the classifiers' 40x40 crops about 20% faster, and the detector (no
-#: dilated convolution since the seventh session) about 10% faster; the new
-#: engine was faster only for the dilated detector before it. Both give the
-#: same outputs (tested).
+#: has only the classic one). On one x86 core the classic engine runs the
+#: classifiers' 40x40 crops about 20% faster and the detector about 10% faster;
+#: both give the same outputs (tested).
 ENGINE = "ENGINE_CLASSIC"
 
 
@@ -38,8 +26,7 @@ class DiceNets:
     """The detector, the two classifiers and the leaning check, safe to share
     between threads (one lock for the detector, one for the crop networks)."""
 
-    def __init__(self, detector: Path = DETECTOR_FILE, classifier: Path = CLASSIFIER_FILE,
-                 second_classifier: Path = SECOND_CLASSIFIER_FILE, leaning: Path = LEANING_FILE):
+    def __init__(self, detector: Path, classifier: Path, second_classifier: Path, leaning: Path):
         self._det = load_net(detector)
         self._cls = [load_net(classifier), load_net(second_classifier)]
         self._lean = load_net(leaning)
@@ -94,9 +81,3 @@ def load_net(path: Path, engine: str = ENGINE):
         return cv2.dnn.readNetFromONNX(str(path)) if flag is None else cv2.dnn.readNetFromONNX(str(path), flag)
     except cv2.error as exc:
         raise ModelMissing(f"model file unreadable: {path}: {exc}") from exc
-
-
-@lru_cache(maxsize=1)
-def default_nets() -> DiceNets:
-    """The packaged networks, loaded on first use."""
-    return DiceNets()

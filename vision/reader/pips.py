@@ -3,7 +3,7 @@
 The classifier is accurate but can be confidently wrong on something it never
 saw; this counter uses plain image morphology, so its mistakes are of another
 kind. When both agree the networks need less confidence to settle the die;
-when a clear count disagrees they need much more (``judge.SURE_DOUBTED``): the
+when a clear count disagrees they need much more (the policy's ``sure_doubted``): the
 counter is often wrong where the networks are right (side pips seen at an
 angle, translucent dice), so it raises the bar rather than vetoing.
 
@@ -31,14 +31,9 @@ uneven light, and a spot there does not turn one face into another.)
 The count is taken twice, on two crops of the die: the networks' 40 px crop
 and one twice as fine (``FINE_CROP``), where a die larger than about 31 px
 is not shrunk and the pips of a 5 or 6 stay apart. The fine count is right
-more often (byler's tune dice cropped at their labels: 72% against 61%;
-matteop65's: 95% against 91%), but it errs elsewhere, and on its own it made
-a silent misread the coarse count does not (docs/vision.md, "The pip counter
-at twice the resolution"). So it only ever speaks for the networks, never
-against them (``agreed_count``), and so it alone is cut at several levels
-(78% and 98% right): the coarse count, which may speak against them, cut at
-those levels too made the same silent misread again (docs/vision.md, "The
-fine count cut at several levels").
+more often but errs elsewhere, so it only ever speaks for the networks, never
+against them (``agreed_count``), and it alone is cut at several levels: the
+coarse count, which may speak against them, is cut at one.
 """
 from __future__ import annotations
 
@@ -50,6 +45,7 @@ import cv2
 import numpy as np
 
 from vision.reader import geometry as G
+from vision.reader.policy import DEFAULT_POLICY, ReadPolicy
 
 
 @dataclass(frozen=True)
@@ -80,23 +76,12 @@ def _grid(size: int, kernel: int, levels: tuple[float, ...]) -> _Grid:
 
 #: The fine crop's size: twice the networks' (``G.CLS_SIZE``).
 FINE_CROP = 2 * G.CLS_SIZE
-#: The coarse count, which may speak against the networks, cuts at one level
-#: (the module's docstring says why). On the fine crop that level counted 72%
-#: of byler's tune dice right (95% of matteop65's), and these five 78% (98%),
-#: the best of ladders from 0.35 to 0.85 on those crops (seventeenth session).
+#: The levels each count cuts its response at, as fractions of its strongest (the
+#: module's docstring says why the coarse count has one).
 ONE_LEVEL = (0.45,)
 FINE_LEVELS = (0.4, 0.5, 0.6, 0.7, 0.8)
-#: The grid of each crop size the counter reads. At the fine one an element of
-#: 15 px counted byler's tune dice best of 11, 15 and 21 (fifteenth session).
+#: The grid of each crop size the counter reads (morphology element 11 and 15 px).
 _GRIDS = {G.CLS_SIZE: _grid(G.CLS_SIZE, 11, ONE_LEVEL), FINE_CROP: _grid(FINE_CROP, 15, FINE_LEVELS)}
-#: A counted blob looks unlike the others when its mean BGR colour lies
-#: farther than this (0..441) from the blobs' median colour. Chosen on
-#: generated casino scenes (seed 7): highlights stand 20-70 away, most true
-#: pips within 10.
-ALIKE_COLOUR = 18.0
-#: ... and it is "in the middle" within this fraction of the die's side from
-#: the crop's centre (a forged centre pip sat within 0.12 on seed 7).
-MIDDLE = 0.15
 
 
 class PipCount(NamedTuple):
@@ -173,14 +158,16 @@ def _elongation(blob: np.ndarray) -> float:
     return math.sqrt(max(big, 1e-6) / max(small, 1e-6))
 
 
-def _odd_one_in_the_middle(blobs: list[_Blob], crop: np.ndarray, side: float) -> bool:
+def _odd_one_in_the_middle(blobs: list[_Blob], crop: np.ndarray, side: float, policy: ReadPolicy) -> bool:
+    """Whether a blob near the middle (``policy.highlight_middle``) differs in colour from the
+    others by more than ``policy.highlight_colour``: a highlight forging a centre pip."""
     colours = [crop[b.box][b.inside].mean(axis=0) for b in blobs]
     median = np.median(np.stack(colours), axis=0)
-    return any(b.off < MIDDLE * side and float(np.linalg.norm(c - median)) > ALIKE_COLOUR
+    return any(b.off < policy.highlight_middle * side and float(np.linalg.norm(c - median)) > policy.highlight_colour
                for b, c in zip(blobs, colours))
 
 
-def count_pips(crop: np.ndarray) -> PipCount:
+def count_pips(crop: np.ndarray, policy: ReadPolicy = DEFAULT_POLICY) -> PipCount:
     """Pips seen on a BGR crop centred on a die, of the networks' size
     (``G.CLS_SIZE``) or ``FINE_CROP`` (count 0 when no clear count)."""
     grid = _GRIDS.get(crop.shape[0]) if crop.shape[0] == crop.shape[1] else None
@@ -203,12 +190,13 @@ def count_pips(crop: np.ndarray) -> PipCount:
     if not 1 <= len(best) <= 6:
         return PipCount(0)
     # A highlight is lighter than the face: it can pass for a pip only among light pips.
-    return PipCount(len(best), light_pips and _odd_one_in_the_middle(best, crop, grid.side))
+    return PipCount(len(best), light_pips and _odd_one_in_the_middle(best, crop, grid.side, policy))
 
 
-def count_pips_fine(frame: np.ndarray, cx: float, cy: float, side: float) -> PipCount:
+def count_pips_fine(frame: np.ndarray, cx: float, cy: float, side: float,
+                    policy: ReadPolicy = DEFAULT_POLICY) -> PipCount:
     """Pips of the die at (cx, cy), ``side`` px wide, in a BGR frame, counted on a ``FINE_CROP`` crop."""
-    return count_pips(G.crop_die(frame, cx, cy, side, size=FINE_CROP))
+    return count_pips(G.crop_die(frame, cx, cy, side, size=FINE_CROP), policy)
 
 
 def agreed_count(coarse: PipCount, fine: PipCount, value: int) -> PipCount:
@@ -219,7 +207,7 @@ def agreed_count(coarse: PipCount, fine: PipCount, value: int) -> PipCount:
     networks' value: with no clear coarse count, the fine one is the
     agreement; against a coarse count that disagrees, the two counters cancel
     out and there is no clear count. So the fine count can lower the bar to
-    ``judge.SURE_WITH_PIPS`` only where the coarse one had nothing to say,
+    the policy's ``sure_with_pips`` only where the coarse one had nothing to say,
     and a coarse count against the networks is never turned into agreement;
     it only loses its weight. The highlight is the coarse count's, as before.
     """

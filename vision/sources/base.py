@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Callable, Iterator, Mapping
 
+import cv2
 import numpy as np
 
 log = logging.getLogger("vision.sources")
@@ -49,13 +50,31 @@ class Frame:
     own clock (so a replay keeps the original timing). ``index``: counts
     the frames this source has delivered, from 0. ``meta``: what the source
     knows besides the pixels (the file name of a recorded frame, the truth of
-    a generated one, a camera's exposure).
+    a generated one, a camera's exposure). ``full``: the same moment at the
+    camera's full resolution, where the source gives one (Picamera2's ``main``
+    stream beside ``lores``, or a bigger picture the source shrank into
+    ``image``): ``image`` is then the small frame for motion and for finding
+    dice, and the reader reads each die from ``full``.
     """
 
     image: np.ndarray
     timestamp: float
     index: int
     meta: Mapping[str, Any] = field(default_factory=dict)
+    full: np.ndarray | None = None
+
+
+def shrunk(image: np.ndarray, size: tuple[int, int] | None) -> tuple[np.ndarray, np.ndarray | None]:
+    """``image`` as a small frame of ``size`` (width, height) and itself as the full one, where it
+    is bigger than that size and of its shape (within 1%); else ``image`` alone. How a source
+    without a low-resolution stream gives both."""
+    if size is None:
+        return image, None
+    h, w = image.shape[:2]
+    sw, sh = size
+    if w <= sw or abs(w / h - sw / sh) > 0.01 * sw / sh:
+        return image, None
+    return cv2.resize(image, (sw, sh), interpolation=cv2.INTER_AREA), image
 
 
 class HealthState(str, Enum):

@@ -8,6 +8,8 @@ Strings (as typed on a command line or in TOML)::
     folder:PATH  or an existing directory      a folder of recorded images
     generated            generated:seed=3,game=hazard,size=320x240,realtime=1
 
+(``scenes`` and ``opencv:...`` are read too: the configuration's earlier spellings.)
+
 or a table, e.g. ``{"type": "folder", "path": "rec/", "loop": true}``; any
 other key of the table is passed to the source (``size``, ``fps``, ``seed``,
 ``game``, ``loop``, ``realtime``, ``settle_s``...). Live cameras
@@ -29,6 +31,8 @@ from vision.sources.opencv import OpenCVSource
 from vision.sources.retry import Backoff, RetryingSource
 
 KINDS = ("picamera2", "usb", "video", "folder", "generated")
+#: Also read, as the configuration's ``[camera] source`` once spelt sources: ``scenes[:...]`` is
+#: ``generated[:...]``, ``opencv[:N]`` a USB camera (a number or a ``/dev`` path), ``opencv:PATH`` a video.
 _VIDEO_SUFFIXES = {".mp4", ".avi", ".mkv", ".mov", ".h264", ".mjpeg", ".webm"}
 
 
@@ -45,6 +49,12 @@ def parse_spec(spec: str | Mapping[str, Any]) -> dict[str, Any]:
     if not text:
         raise ValueError("camera source: empty specification")
     kind, _, rest = text.partition(":")
+    if kind == "scenes":
+        kind = "generated"
+    elif kind == "opencv":
+        if rest.startswith("/dev/"):
+            return {"type": "usb", "target": rest}
+        kind = "usb" if not rest or rest.isdigit() else "video"
     if kind == "picamera2":
         return {"type": "picamera2", "camera_num": _camera_number(text, rest)}
     if kind == "usb":
@@ -110,8 +120,9 @@ def open_source(spec: str | Mapping[str, Any], retry: bool | None = None, **over
     if kind == "usb":
         opts.setdefault("target", 0)
     _check_options(kind, opts)
-    if opts.get("size") is not None:
-        opts["size"] = tuple(opts["size"])
+    for key in ("size", "full_size"):
+        if opts.get(key) is not None:
+            opts[key] = tuple(opts[key])
     opener: Callable[[], FrameSource]
     if kind == "generated":
         return GeneratedSource(**opts)
@@ -170,7 +181,7 @@ def _value_problem(key: str, value: Any, default: Any) -> str | None:
     """Why ``value`` cannot be option ``key`` (whose default is ``default``), or None if it can."""
     if value is None and default is None:
         return None
-    if key == "size":
+    if key in ("size", "full_size"):
         ok = (isinstance(value, (tuple, list)) and len(value) == 2
               and all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value))
         return None if ok else "expected width x height in whole pixels above 0, e.g. 640x480"

@@ -15,7 +15,7 @@ from pathlib import Path
 import cv2
 
 from vision.sources.base import (
-    BrokenFrame, EndOfStream, Frame, FrameSource, HealthState, Pacer, SourceUnavailable, check_image,
+    BrokenFrame, EndOfStream, Frame, FrameSource, HealthState, Pacer, SourceUnavailable, check_image, shrunk,
 )
 
 
@@ -47,9 +47,14 @@ class OpenCVSource(FrameSource):
         fps: float | None = None,
         loop: bool = False,
         realtime: bool = False,
+        full_size: tuple[int, int] | None = None,
     ) -> None:
+        """``full_size``: a live camera films at this size and each frame is shrunk to ``size``
+        for motion and finding, the full one kept (``Frame.full``); a file's frames bigger than
+        ``size`` are shrunk likewise."""
         super().__init__()
         self.target = target
+        self.small: tuple[int, int] | None = (size[0], size[1]) if full_size and size else None
         self.live = is_live(target)
         self.name = f"usb:{target}" if isinstance(target, int) else str(target)
         if not self.live and not Path(str(target)).is_file():
@@ -60,9 +65,10 @@ class OpenCVSource(FrameSource):
         if not self._cap.isOpened():
             self._cap.release()
             raise SourceUnavailable(f"{self.name}: cannot open")
-        if size and self.live:
-            self._cap.set(cv2.CAP_PROP_FRAME_WIDTH, size[0])
-            self._cap.set(cv2.CAP_PROP_FRAME_HEIGHT, size[1])
+        capture = full_size or size
+        if capture and self.live:
+            self._cap.set(cv2.CAP_PROP_FRAME_WIDTH, capture[0])
+            self._cap.set(cv2.CAP_PROP_FRAME_HEIGHT, capture[1])
         if fps and self.live:
             self._cap.set(cv2.CAP_PROP_FPS, fps)
         file_fps = self._cap.get(cv2.CAP_PROP_FPS)
@@ -99,7 +105,8 @@ class OpenCVSource(FrameSource):
             self._file_frame += 1
             if self.realtime:
                 self._pacer.wait(stamp)
-        frame = Frame(check_image(image, f"{self.name} frame {self._count}"), stamp, self._count)
+        small, full = shrunk(check_image(image, f"{self.name} frame {self._count}"), self.small)
+        frame = Frame(small, stamp, self._count, full=full)
         self._count += 1
         return frame
 

@@ -14,6 +14,10 @@ Facts this relies on (Picamera2 manual and source):
   cable), and if the camera recovers the orphaned job takes a request nobody
   releases. ``cancel_all_and_flush()`` drops it; the Picamera2 manual gives it
   for exactly this tidying up before closing.
+- Two streams from one request (the manual's "Configurations"): ``main`` at a sensor mode
+  (``full_size``, e.g. 2028x1520 on the HQ camera, 2304x1296 on Camera Module 3) and a small
+  ``lores`` one (``size``, YUV420, the only format a Pi 4 gives it) for motion and for finding
+  dice; the frame read at full resolution is the very one the settle detector saw at rest.
 - Automatic exposure and white balance chase every change in the picture: a
   red die entering the frame would shift the colours of the felt. They are
   locked (``AeEnable``/``AwbEnable`` off, the values they had reached set
@@ -26,6 +30,7 @@ from __future__ import annotations
 import time
 from typing import Any, Callable
 
+import cv2
 import numpy as np
 
 from vision.sources.base import Frame, FrameSource, HealthState, SourceUnavailable, check_image, log
@@ -47,8 +52,10 @@ class Picamera2Source(FrameSource):
         capture_timeout_s: float = 2.0,
         controls: dict[str, Any] | None = None,
         clock: Callable[[], float] = time.monotonic,
+        full_size: tuple[int, int] | None = None,
     ) -> None:
         super().__init__()
+        self.full_size = tuple(full_size) if full_size else None
         self.name = f"picamera2:{camera_num}"
         try:
             from picamera2 import Picamera2  # Pi only: never at module level
@@ -63,8 +70,12 @@ class Picamera2Source(FrameSource):
             # A fixed frame duration holds the frame rate the settle detector counts in
             # (a still configuration otherwise allows long exposures in dim light).
             frame_us = int(round(1_000_000 / fps))
+            streams: dict[str, Any] = {"main": {"format": "RGB888", "size": tuple(size)}}
+            if self.full_size:
+                streams = {"main": {"format": "RGB888", "size": self.full_size},
+                           "lores": {"format": "YUV420", "size": tuple(size)}}
             config = self._cam.create_still_configuration(
-                main={"format": "RGB888", "size": tuple(size)},
+                **streams,
                 buffer_count=2,
                 controls={"FrameDurationLimits": (frame_us, frame_us)},
             )
@@ -86,16 +97,22 @@ class Picamera2Source(FrameSource):
             raise SourceUnavailable(f"{self.name}: closed")
         request = self._capture()
         try:
-            image = request.make_array("main")
+            main = request.make_array("main")
+            lores = request.make_array("lores") if self.full_size else None
             metadata = dict(request.get_metadata() or {})
         finally:
             request.release()
         stamp = time.monotonic()
-        image = check_image(image, f"{self.name} frame {self._count}")
+        full = None
+        if lores is not None:
+            full = check_image(main, f"{self.name} frame {self._count} (main)")
+            image = check_image(cv2.cvtColor(lores, cv2.COLOR_YUV2BGR_I420), f"{self.name} frame {self._count}")
+        else:
+            image = check_image(main, f"{self.name} frame {self._count}")
         if self.locked is None:
             self._maybe_lock(image, metadata)
         meta = {key: metadata[key] for key in ("SensorTimestamp", *_LOCKED_CONTROLS) if key in metadata}
-        frame = Frame(image, stamp, self._count, meta)
+        frame = Frame(image, stamp, self._count, meta, full)
         self._count += 1
         return frame
 

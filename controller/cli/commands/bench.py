@@ -2,7 +2,8 @@
 
 Prints the figures (per-die and per-roll accuracy, silent misreads, the
 rates of uncertain and no_read, latency median and p95, and the machine
-they were measured on), writes an HTML report with every miss drawn, and
+they were measured on; with a ``meta.jsonl`` beside the images, also the
+target figures of ``vision.benchtool.targets``), writes an HTML report with every miss drawn, and
 shows a progress bar on stderr when that is a terminal. Exit status: 0, or 2
 when nothing could be benched (labels, folder, report folder), 1 when the
 figures were printed but the report could not be written.
@@ -10,8 +11,8 @@ figures were printed but the report could not be written.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -38,21 +39,44 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="side of a die's top face in pixels, as a table calibration gives it")
     parser.add_argument("--limit", type=at_least(1), default=None, help="read only the first N images")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON instead of text")
+    parser.add_argument("--finding", type=frame_size_arg, metavar="WxH", default=None,
+                        help="give the reader each frame shrunk to WxH too, to find the dice on (as a camera's "
+                             "low-resolution stream beside a full-resolution one)")
+    parser.add_argument("--model", metavar="MODEL_DIR", default=None,
+                        help="bench this model folder (`dicetable learn` writes one); default: the bundled model")
+
+
+def frame_size_arg(text: str) -> tuple[int, int]:
+    """``640x480`` -> ``(640, 480)``, else an argparse error."""
+    from vision.model import frame_size
+
+    size = frame_size(text)
+    if size is None or 0 in size:
+        raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT, such as 640x480, got {text!r}")
+    return size
 
 
 def run(args: argparse.Namespace) -> int:
     import cv2
 
+    from controller.jsonlines import json_line
     from vision.benchtool import machine, report
     from vision.benchtool.labels import LabelError, load_labelled
     from vision.benchtool.progress import Progress
     from vision.benchtool.run import run as run_bench
     from vision.benchtool.run import summarise
     from vision.benchtool.split import select
+    from vision.benchtool.targets import load_meta, target_figures
     from vision.model import Calibration
-    from vision.reader import read_dice
+    from vision.reader import load_model, read_dice
+    from vision.reader.nets import ModelMissing
 
     cv2.setNumThreads(max(1, args.threads))
+    try:
+        model = load_model(args.model)
+    except ModelMissing as exc:
+        print(f"dicetable bench: --model: {exc}", file=sys.stderr)
+        return 2
     folder = Path(args.folder)
     name = folder.resolve().name  # "." names the folder it stands for
     try:
@@ -78,9 +102,15 @@ def run(args: argparse.Namespace) -> int:
     probe = machine.SpeedProbe()
     with Progress(len(items), label=f"bench {name}") as bar:
         calibration = Calibration(die_size_px=args.die_size) if args.die_size else None
-        results = run_bench(items, machine.probed(read_dice, probe), give_count=not args.no_count,
-                            calibration=calibration, progress=bar)
+        results = run_bench(items, machine.probed(partial(read_dice, model=model), probe),
+                            give_count=not args.no_count, calibration=calibration, progress=bar,
+                            finding=args.finding)
     summary = summarise(results)
+    summary["model"] = {"folder": str(model.folder), "digest": model.digest}
+    meta = load_meta(folder)
+    if meta:
+        summary["targets"] = target_figures((meta[r.item.path.resolve()], r.read, r.score.silent_dice, r.score.labelled)
+                                            for r in results if r.item.path.resolve() in meta)
     summary["machine"] = machine.describe(probe)
     count = "count not given" if args.no_count else "count given"
     title = f"{name} ({args.split}, {count})"
@@ -91,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"dicetable bench: the report could not be written to {out}: {exc}", file=sys.stderr)
         page = None
     if args.json:
-        print(json.dumps({"folder": str(folder), "split": args.split, "count_given": not args.no_count,
+        print(json_line({"folder": str(folder), "split": args.split, "count_given": not args.no_count,
                           "report": str(page) if page else None, "classes": list(found.classes_from),
                           "unlabelled_images": len(found.unlabelled), "orphan_labels": len(found.orphans),
                           **summary}))

@@ -80,9 +80,11 @@ def _missing_inputs(args: argparse.Namespace) -> str | None:
     return "give --empty and --dice images, or --config (the table's camera) or --source"
 
 
-def _from_source(spec: str | Mapping[str, Any], frames: int, game: str | None) -> tuple[list, list, int, str]:
-    """Frames of the empty table and of dice at rest from a camera source, the number of dice
-    laid, and the game filmed (a generated source films its own game; a camera, ``game``'s)."""
+def _from_source(spec: str | Mapping[str, Any], frames: int,
+                 game: str | None) -> tuple[list, list, list, int, str]:
+    """Frames of the empty table and of dice at rest from a camera source, the dice frames at
+    full resolution where the camera gives them (else none), the number of dice laid, and the
+    game filmed (a generated source films its own game; a camera, ``game``'s)."""
     import numpy as np
 
     from controller.camera import SETTING
@@ -96,7 +98,7 @@ def _from_source(spec: str | Mapping[str, Any], frames: int, game: str | None) -
         misses = 0
         while len(out) < n:
             try:
-                out.append(source.read().image)
+                out.append(source.read())
             except (BrokenFrame, SourceUnavailable) as exc:
                 misses += 1
                 if misses > 10:  # about ten seconds without a frame
@@ -109,7 +111,7 @@ def _from_source(spec: str | Mapping[str, Any], frames: int, game: str | None) -
         if isinstance(source, GeneratedSource):
             empty: list = []
             if SETTING[source.game] == "rail":
-                empty = grab(source, frames)
+                empty = [f.image for f in grab(source, frames)]
             else:
                 # The installer opens the cage and takes the dice out; here: the dish drawn without them.
                 empty = [source.renderer.render(SceneState())[0] for _ in range(frames)]
@@ -121,7 +123,8 @@ def _from_source(spec: str | Mapping[str, Any], frames: int, game: str | None) -
                 event = detector.feed(source.read())
                 if isinstance(event, Settled):
                     break
-            return empty, grab(source, frames), DICE[source.game], source.game
+            dice = grab(source, frames)
+            return empty, [f.image for f in dice], _full(dice), DICE[source.game], source.game
         # The installer lays the game's dice, so their count is known: frames showing another number
         # (dice touching in a cluster, which can pass for one big die) are then not measured.
         game = game or "craps"
@@ -129,10 +132,16 @@ def _from_source(spec: str | Mapping[str, Any], frames: int, game: str | None) -
         grab(source, 1)  # a camera that gives nothing is named now, not after the installer has cleared the table
         input("Clear the landing area (no dice, no hands), then press Enter... ")
         grab(source, STALE_FRAMES)
-        empty = grab(source, frames)
+        empty = [f.image for f in grab(source, frames)]
         input(f"Lay {count} dice at rest in the landing area, apart from each other, then press Enter... ")
         grab(source, STALE_FRAMES)
-        return empty, grab(source, frames), count, game
+        dice = grab(source, frames)
+        return empty, [f.image for f in dice], _full(dice), count, game
+
+
+def _full(frames: list) -> list:
+    """The full-resolution pictures of ``frames``, where the source gave one with each."""
+    return [f.full for f in frames] if frames and all(f.full is not None for f in frames) else []
 
 
 def _table_camera(path: str) -> tuple[dict[str, Any], str]:
@@ -151,7 +160,7 @@ def _table_camera(path: str) -> tuple[dict[str, Any], str]:
     except ConfigError as exc:
         raise ValueError(str(exc)) from None
     camera = config.camera
-    if camera["source"] in ("scenes", "none"):
+    if camera["source"] in ("generated", "none"):
         raise ValueError(f"{path}: camera.source is {camera['source']!r}: no camera to calibrate")
     if not live_camera(camera):
         raise ValueError(f"{path}: the camera is a recording ({camera['path']}): calibrate from its frames "
@@ -181,11 +190,12 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.source or args.config:
             spec, configured = _table_camera(args.config) if args.config else (args.source, None)
-            empty, dice, seen, game = _from_source(spec, args.frames, game or configured)
+            empty, dice, full, seen, game = _from_source(spec, args.frames, game or configured)
             expect = expect or seen
         else:
-            empty, dice = _images(args.empty, "--empty"), _images(args.dice, "--dice")
-        result = calibrate(empty, dice, expect=expect, mode=SETTING[game] if game else "rail")
+            empty, dice, full = _images(args.empty, "--empty"), _images(args.dice, "--dice"), []
+        result = calibrate(empty, dice, expect=expect, mode=SETTING[game] if game else "rail",
+                           full_dice_frames=full)
         path = save_calibration(result, args.out)
     except (CalibrationError, SourceError, FileNotFoundError, ValueError, OSError) as exc:  # SourceError: EndOfStream too
         print(f"dicetable calibrate: {exc}", file=sys.stderr)
@@ -197,6 +207,10 @@ def run(args: argparse.Namespace) -> int:
     assert cal.landing_mask is not None  # calibrate() always measures the landing area
     print(f"wrote {path}")
     print(f"  landing area {100 * np.mean(cal.landing_mask > 0):.0f}% of the frame, die size {cal.die_size_px} px")
+    if cal.full_die_size_px and cal.full_size:
+        print(f"  at full resolution ({cal.full_size[0]}x{cal.full_size[1]}): die size {cal.full_die_size_px} px")
+    if cal.view_tilt_deg:
+        print(f"  camera about {cal.view_tilt_deg:.0f} degrees off the vertical")
     print(f"  dice HSV {cal.dice_hsv}, felt HSV {cal.felt_hsv}")
     print(f"  check {path.parent / 'calibration_check.png'} before using it")
     for warning in result.warnings:

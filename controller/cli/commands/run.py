@@ -4,18 +4,22 @@ Without ``--config``: the demo on embedded defaults -- a finite session of
 every game on the stand-ins (generated scenes as camera, mock pins with a
 simulated dealer pressing the real button code, the display stand-in on a
 pseudo-terminal, the journal in ``./var/<game>/``), printing every roll, its
-read and status, and the settlements; exits 0. This is ``make run``.
+read and status, and the settlements; exits 0. This is ``make run``. The
+demo serves the console on http://127.0.0.1:8080/ while it plays (logins
+``dealer``/``dealer`` and ``pit``/``pit``, said on standard error);
+``--keep-open`` keeps one game's table and console open afterwards.
 
 With ``--config FILE``: the configured table until it is stopped (the
 systemd service), or, with ``--events FILE --exit-at-end``, until a
-scripted stream of events is played.
+scripted stream of events is played; its console listens where
+``[console] listen`` says, or ``--console HOST:PORT``.
 """
 from __future__ import annotations
 
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from controller.cli.argtypes import at_least
 
@@ -24,6 +28,22 @@ if TYPE_CHECKING:
 
 NAME = "run"
 HELP = "run the table (no --config: a demo session of every game on the stand-ins)"
+
+
+def console_address(text: str) -> Any:
+    """``--console``: ``off``, or HOST:PORT as a :class:`~controller.web.serve.Listen`."""
+    from controller.web.serve import parse_listen
+
+    if text == "off":
+        return OFF
+    try:
+        return parse_listen(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{exc}, or off") from None
+
+
+#: ``--console off``.
+OFF = "off"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -45,6 +65,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--check", action="store_true",
                         help="with --config: check the file, its calibration and the journal it would replay "
                              "(game, rules, hash chain), then exit without opening a device")
+    parser.add_argument("--console", type=console_address, metavar="HOST:PORT|off",
+                        help="where the web console listens (the demo: 127.0.0.1:8080; a configured table: its "
+                             "[console] listen, or nowhere), or off")
+    parser.add_argument("--keep-open", action="store_true",
+                        help="demo: play one game's demo, then keep its table and console open until interrupted "
+                             "(a LOCK throws generated dice)")
+    parser.add_argument("--game", choices=("craps", "hazard", "bang"),
+                        help="demo: play only this game (with --keep-open: the game kept open, default craps)")
     parser.add_argument("--floor", metavar="URL",
                         help="demo: publish each game's journal to this MQTT broker (mqtt://HOST:PORT or mqtts://, "
                              "with USER:PASSWORD@ if it asks) as tables demo-craps, demo-hazard and demo-bang "
@@ -63,7 +91,7 @@ def _misused_option(args: argparse.Namespace) -> str | None:
         return "--state-dir and --config: the configuration's table.state_dir says where the journal goes"
     if args.check:
         used = [name for name, value in (("--events", args.events), ("--exit-at-end", args.exit_at_end),
-                                         ("--resume", args.resume)) if value]
+                                         ("--resume", args.resume), ("--console", args.console)) if value]
         if not args.config or used:
             return "--check: only with --config FILE, and alone (it runs nothing)"
     if args.resume and not args.events:
@@ -71,6 +99,7 @@ def _misused_option(args: argparse.Namespace) -> str | None:
                 "the lines of --events the journal already holds)")
     if args.config or args.events:
         used = [name for name, value in (("--rolls", args.rolls), ("--seed", args.seed), ("--bets", args.bets),
+                                         ("--game", args.game), ("--keep-open", args.keep_open or None),
                                          ("--floor", args.floor)) if value is not None]
         if used:
             return f"{', '.join(used)}: only for the demo (no --config, no --events)"
@@ -88,6 +117,15 @@ def _missing_file(args: argparse.Namespace) -> str | None:
         if Path(path).is_dir():
             return f"{option} {path}: is a directory"
     return None
+
+
+def _unusable_state_dir(args: argparse.Namespace) -> str | None:
+    """``--state-dir`` named as the system will not take it (a part over 255 bytes, a file on the
+    way), or None: said now, not as a traceback at the first journal write."""
+    from controller.config import unusable_path
+
+    problem = unusable_path(Path(args.state_dir)) if args.state_dir else None
+    return f"--state-dir {args.state_dir} {problem}" if problem else None
 
 
 def _refused_at_start(config: Config) -> bool:
@@ -110,8 +148,8 @@ def _check(config: Config) -> int:
     not opened: the running table holds them (``wiring_check`` tries the GPIO lines)."""
     from controller.config import device_warnings, rules_warnings
     from controller.journal import Journal, JournalError
-    from controller.journal.store import JOURNAL_FILE, unwritable
-    from controller.table.journaled import fitting_entries
+    from controller.journal.paths import JOURNAL_FILE, unwritable
+    from controller.table.journaled import fitting_rows
 
     if _refused_at_start(config):
         return 2
@@ -123,7 +161,7 @@ def _check(config: Config) -> int:
             journal_line = f"an empty journal file: the table starts one at {path}"
         elif path.exists() or (wal.exists() and wal.stat().st_size):  # rows in a -wal alone: the start refuses
             with Journal.open(config.state_dir, readonly=True) as journal:
-                rows = len(fitting_entries(journal, config.game, config.rules))
+                rows = fitting_rows(journal, config.game, config.rules)
             journal_line = f"journal {path}: {rows} row{'s' if rows != 1 else ''}, chain intact, a {config.game} table under these rules"
         else:
             journal_line = f"no journal yet: the table starts one at {path}"
@@ -137,10 +175,10 @@ def _check(config: Config) -> int:
         print(f"dicetable run: cannot read the journal {path}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     from controller.camera import uncalibrated_warning
-    from controller.console.settings import users_warning
+    from controller.config import console_warnings
 
     warnings = [w for w in (uncalibrated_warning(config), *rules_warnings(config), *device_warnings(config),
-                            users_warning(config.console)) if w]
+                            *console_warnings(config)) if w]
     print(f"{config.source}: configuration ok, {config.game} table\n{journal_line}\n"
           + "".join(f"warning: {w}\n" for w in warnings) + "devices not opened (a running table holds them)")
     return 0
@@ -153,7 +191,7 @@ def run(args: argparse.Namespace) -> int:
 
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
-    problem = _misused_option(args) or _missing_file(args)
+    problem = _misused_option(args) or _missing_file(args) or _unusable_state_dir(args)
     if problem:
         print(f"dicetable run: {problem}", file=sys.stderr)
         return 2
@@ -166,11 +204,12 @@ def run(args: argparse.Namespace) -> int:
         return _check(config)
     events = None
     if args.events:
-        from controller.app import open_events
+        from controller.jsonlines import open_lines
 
-        events = open_events(args.events)
+        events = open_lines(args.events)
     if args.config is None and not args.events:
-        from controller.demo import run_demo
+        from controller.console.start import DEMO_LISTEN
+        from controller.demo import GAMES, run_demo
         from controller.floor.broker import BrokerError, parse_broker
 
         try:
@@ -178,8 +217,11 @@ def run(args: argparse.Namespace) -> int:
         except BrokerError as exc:
             print(f"dicetable run: --floor: {exc}", file=sys.stderr)
             return 2
+        games = (args.game,) if args.game else ("craps",) if args.keep_open else GAMES
+        listen = None if args.console == OFF else args.console or DEMO_LISTEN
         return run_demo(config, rolls=args.rolls, seed=7 if args.seed is None else args.seed,
-                        state_dir=args.state_dir, bets_file=args.bets, floor=floor)
+                        state_dir=args.state_dir, bets_file=args.bets, floor=floor, console=listen, games=games,
+                        keep_open=args.keep_open)
     from dataclasses import replace
 
     from controller.journal import JournalError
@@ -197,6 +239,12 @@ def run(args: argparse.Namespace) -> int:
 
     if _refused_at_start(config):  # not restarted (exit 2): installing or a new state_dir is needed first
         return 2
+    if args.console is not None:
+        try:
+            config = replace(config, console=config.console.listening_on(None if args.console == OFF else args.console))
+        except ValueError as exc:  # off loopback without TLS
+            print(f"dicetable run: --console {args.console}: {exc}", file=sys.stderr)
+            return 2
 
     try:
         return run_table(config, events=events, resume=args.resume, exit_at_end=args.exit_at_end)

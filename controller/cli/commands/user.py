@@ -42,14 +42,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def _location(args: argparse.Namespace) -> Path:
-    from controller.console.settings import users_path
+    from controller.config import load_users_path
 
     if args.config and args.users:
         raise ValueError("give --config FILE or --users FILE, not both")
     if args.users:
         return Path(args.users)
     if args.config:
-        return users_path(args.config)
+        return load_users_path(args.config)
     raise ValueError("where is the users file? give --config FILE (the users file beside it) or --users FILE")
 
 
@@ -78,6 +78,7 @@ def _default_group() -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from controller.config import ConfigError
     from controller.web.users import UsersError, add_user, read_users, remove_user
 
     try:
@@ -95,6 +96,6 @@ def run(args: argparse.Namespace) -> int:
         new = add_user(path, args.name, args.role, _read_password(), group=args.group or _default_group())
         print(f"{'added' if new else 'updated'} {args.name} ({args.role}) {'to' if new else 'in'} {path}")
         return 0
-    except (UsersError, ValueError) as exc:
+    except (ConfigError, UsersError, ValueError) as exc:
         print(f"dicetable user: {exc}", file=sys.stderr)
         return 2

@@ -5,7 +5,7 @@ normalised, class = face - 1 as ``labels_yolo/classes.txt`` says, one line per d
 (``image,values,setting,touching,leaning``) so the reader's bench and training
 scripts take generated folders and real photographs alike.
 
-    python -m vision.scenes.dataset OUT_DIR --count 200 --seed 1 [--size 2560x1920]
+    python -m vision.benchtool.dataset OUT_DIR --count 200 --seed 1 [--size 2560x1920]
 
 Dice scale with the frame's width, so a large ``--size`` draws them sharp and
 big: ``vision.benchtool.altered --close-up`` cuts close-ups out of such a folder.
@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         write_dataset(args.out_dir, args.count, args.seed, args.size)
     except LabelError as exc:  # a folder labelled otherwise already
-        print(f"vision.scenes.dataset: {exc}", file=sys.stderr)
+        print(f"vision.benchtool.dataset: {exc}", file=sys.stderr)
         return 2
     return 0
 

@@ -1,0 +1,107 @@
+"""Where a web service listens and who may use it: a table of its configuration (the table's
+``[console]``), checked at start with the rest of the file.
+
+A service serves nothing unless ``listen`` says where. On loopback it serves plain HTTP (a reverse
+proxy on the machine may carry it onto the network); on any other address it serves TLS, so
+``certificate`` and ``key`` must be named, or the start is refused: a password must never cross a
+network in the clear. ``networks`` are the peers, besides loopback, that may connect (the
+application refuses the others, and ``systemd/install.sh`` limits the unit's sockets to them).
+``users`` is the users file, beside the configuration by default.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from controller.web.access import Network, parse_networks
+from controller.web.serve import Listen, parse_listen
+
+#: The users file's name beside the configuration when the table does not name one.
+USERS_FILE = "users"
+#: The table's keys and what each is when not given ("" listens nowhere).
+DEFAULTS: dict[str, Any] = {"listen": "", "users": USERS_FILE, "certificate": "", "key": "", "networks": []}
+
+
+class WebConfigError(ValueError):
+    """Mistakes in the table: ``problems`` holds (key, message) for each."""
+
+    def __init__(self, problems: list[tuple[str, str]]):
+        self.problems = problems
+        super().__init__("; ".join(f"{k}: {m}" for k, m in problems))
+
+
+@dataclass(frozen=True)
+class WebSettings:
+    listen: Listen | None
+    users: Path
+    certificate: Path | None = None
+    key: Path | None = None
+    networks: tuple[Network, ...] = ()
+    section: str = "console"
+
+    @property
+    def tls(self) -> bool:
+        return self.certificate is not None and self.key is not None
+
+    @classmethod
+    def from_dict(cls, table: dict[str, Any], base: Path, *, section: str = "console") -> WebSettings:
+        """From the table merged over :data:`DEFAULTS`; paths are relative to
+        ``base`` (the file's folder); ``section`` names the table in the messages."""
+        problems: list[tuple[str, str]] = []
+        listen = None
+        if not isinstance(table.get("listen"), str):
+            problems.append(("listen", f'must be "HOST:PORT", or "" for no console (got {table.get("listen")!r})'))
+        elif table["listen"]:
+            try:
+                listen = parse_listen(table["listen"])
+            except ValueError as exc:
+                problems.append(("listen", str(exc)))
+        paths: dict[str, Path | None] = {}
+        for name in ("users", "certificate", "key"):
+            value = table.get(name)
+            if not isinstance(value, str) or (name == "users" and not value):
+                problems.append((name, f"must be a file name (got {value!r})"))
+                paths[name] = None
+            else:
+                paths[name] = base / value if value else None
+        networks: tuple[Network, ...] = ()
+        raw = table.get("networks")
+        if not isinstance(raw, list) or not all(isinstance(n, str) for n in raw):
+            problems.append(("networks", f'must be a list of networks such as ["192.168.1.0/24"] (got {raw!r})'))
+        else:
+            try:
+                networks = parse_networks(raw)
+            except ValueError as exc:
+                problems.append(("networks", str(exc)))
+        certificate, private_key = paths.get("certificate"), paths.get("key")
+        if (certificate is None) != (private_key is None) and not any(k in ("certificate", "key") for k, _ in problems):
+            problems.append(("certificate" if certificate is None else "key",
+                             "name both the certificate and its key, or neither"))
+        for name, path in (("certificate", certificate), ("key", private_key)):
+            if path is not None and not path.is_file():
+                problems.append((name, f"no such file: {path}"))
+        settings = cls(listen, paths.get("users") or base / USERS_FILE, certificate, private_key, networks, section)
+        if listen is not None and not problems:
+            problem = settings.refusal(listen)
+            if problem:
+                problems.append(("listen", problem))
+        if problems:
+            raise WebConfigError(problems)
+        return settings
+
+    def refusal(self, listen: Listen) -> str | None:
+        """Why the service may not listen on ``listen``, or None: off loopback it needs TLS."""
+        if listen.loopback or self.tls:
+            return None
+        return (f"{listen} is not loopback: on a network the {self.section} serves TLS (set {self.section}.certificate "
+                f"and {self.section}.key), or listens on 127.0.0.1 behind a reverse proxy (README, \"Console\")")
+
+    def listening_on(self, listen: Listen | None) -> WebSettings:
+        """These settings with ``listen`` instead (``--console HOST:PORT`` or ``off``); ``ValueError``
+        when they may not listen there."""
+        problem = self.refusal(listen) if listen is not None else None
+        if problem:
+            raise ValueError(problem)
+        return replace(self, listen=listen)
+

@@ -1,0 +1,12 @@
+#!/bin/sh
+# The README's pictures of the console (docs/images/console-*.png): the end-to-end tests' demo run
+# (`dicetable run --keep-open`, seed 7, its state in ./var as `make run` keeps it, so the pictures
+# show no scratch path) in headless chromium, saved where the tests keep them in a
+# temporary folder otherwise. Run from the checkout after `make install`:
+#   scripts/console-screenshots.sh
+set -eu
+cd "$(dirname "$0")/.."
+scripts/ensure-chromium.sh
+mkdir -p docs/images
+DICETABLE_SCREENSHOTS="$PWD/docs/images" .venv/bin/python -m pytest -q -p no:cacheprovider tests/console/test_console_browser.py
+ls -l docs/images/console-*.png

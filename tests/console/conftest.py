@@ -1,0 +1,111 @@
+"""A running table with its console: mock pins, a journal in a temporary folder, the table's loop
+in a thread of its own, and the console on a free port of loopback (real sockets, real threads)."""
+from __future__ import annotations
+
+import queue
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Self
+
+import httpx
+import pytest
+from gpiozero.pins.mock import MockFactory
+
+from controller.app import TableController, cage_listener, serve
+from controller.console.start import RunningConsole, start
+from controller.journal import Journal
+from controller.rules import TableConfig
+from controller.sdnotify import Notifier
+from controller.table import JournaledTable
+from controller.web.serve import Listen
+from controller.web.users import StaticUsers
+from hardware.gpio import ManualClock, build_devices
+
+LOGINS = {"dana": ("dealer", "dana-pass"), "pete": ("pit", "pete-pass"), "dora": ("dealer", "dora-pass")}
+USERS = StaticUsers.with_passwords(LOGINS)
+
+
+class Client(httpx.Client):
+    """An httpx client that may log in before the ``with`` that closes it."""
+
+    def __enter__(self) -> Self:
+        return self
+
+
+@dataclass
+class ConsoleTable:
+    """A table being dealt, and its console."""
+
+    url: str
+    controller: TableController
+    inputs: queue.Queue[Any]
+    running: RunningConsole
+    journal_path: Path
+    frames: Path
+    health: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def client(self, user: str | None = None) -> Client:
+        """An HTTP client, logged in as ``user`` (its CSRF token in every request) when given."""
+        client = Client(base_url=self.url, timeout=20)
+        if user is not None:
+            answer = client.post("/api/login", json={"user": user, "password": LOGINS[user][1]})
+            assert answer.status_code == 200, answer.text
+            client.headers["X-CSRF-Token"] = answer.json()["csrf"]
+        return client
+
+    def rows(self) -> list[Any]:
+        """The journal's rows, read beside the running table."""
+        with Journal(self.journal_path, readonly=True) as journal:
+            return list(journal.entries())
+
+    def settle(self, dice: list[int], status: str = "ok", frame: str | None = None, **read: Any) -> None:
+        """The camera's read of the dice thrown, on the table's queue as the camera puts it."""
+        self.inputs.put({"event": "read", "status": status, "dice": dice, "confidence": 0.97 if status == "ok" else 0.5,
+                         "frame": frame, **read})
+
+
+@pytest.fixture
+def console_table(tmp_path):
+    """``console_table(game)``: start a table and its console; everything stops after the test.
+
+    The table is made and run in a thread of its own (its journal's SQLite connection belongs to
+    the thread that opened it, as in the service); the test reads the journal read-only."""
+    started: list[tuple[Any, ...]] = []
+
+    def make(game: str = "craps", config: TableConfig | None = None, verify_every_s: float | None = None) -> ConsoleTable:
+        running = start(Listen("127.0.0.1", 0), USERS)
+        assert running is not None
+        made: queue.Queue[Any] = queue.Queue()
+        stop = threading.Event()
+
+        def table_thread() -> None:
+            factory = MockFactory()
+            inputs: queue.Queue[Any] = queue.Queue()
+            devices = build_devices(pin_factory=factory, sink=lambda b: inputs.put({"event": b.value}),
+                                    clock=ManualClock(), on_motor_stop=cage_listener(inputs.put))
+            journal = Journal.open(tmp_path / game)
+            try:
+                controller = TableController(JournaledTable.open(journal, game, config or TableConfig()), devices, None,
+                                             spin_seconds=0.05)
+                table = ConsoleTable(running.url.rstrip("/"), controller, inputs, running, journal.path,
+                                     tmp_path / game / "frames")
+                running.attach(controller, inputs, frames_dir=table.frames, health=lambda: table.health,
+                               verify_every_s=verify_every_s)
+                made.put(table)
+                serve(controller, inputs, stop=stop, problems=dict, notifier=Notifier(""), tick=0.05)
+            finally:
+                devices.close()
+                journal.close()
+                factory.reset()
+
+        loop = threading.Thread(target=table_thread, name=f"table-{game}", daemon=True)
+        loop.start()
+        started.append((stop, loop, running))
+        return made.get(timeout=10)
+
+    yield make
+    for stop, loop, running in started:
+        stop.set()
+        loop.join(5)
+        running.stop()

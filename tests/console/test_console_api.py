@@ -1,0 +1,381 @@
+"""The console's API against a running table: bets and presses journaled with their user before they
+take effect, answered with what the table did; 401, 403 and 422 as the contract says; the state, the
+pay list, the board and the event streams."""
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+import httpx
+import pytest
+
+from controller.app import Submission, take
+from controller.cli import main
+from controller.journal import INPUT
+
+
+def rows(table):
+    return table.rows()
+
+
+def wait_for(check, timeout=10.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError("the condition never held")
+
+
+def test_healthz_answers_without_a_login(console_table):
+    table = console_table()
+    with table.client() as c:
+        answer = c.get("/healthz")
+        assert answer.status_code == 200 and answer.json()["ok"] is True and answer.json()["game"] == "craps"
+
+
+def test_the_state_has_the_table_being_dealt(console_table):
+    table = console_table()
+    with table.client() as anonymous:
+        assert anonymous.get("/api/state").status_code == 401
+    with table.client("pete") as pit:
+        state = pit.get("/api/state").json()
+    assert state["game"] == "craps" and state["phase"] == "betting" and state["point"] is None
+    assert state["shooter"] == "A" and state["bets"] == [] and state["last_rolls"] == []
+    assert state["seats"] == list("ABCDEFGH")
+
+
+def test_a_bet_is_journaled_with_its_user_and_answered_with_the_journaled_event(console_table):
+    table = console_table()
+    with table.client("dana") as dealer:
+        answer = dealer.post("/api/bets", json={"event": "bet", "seat": "C", "bet": "place", "number": 6, "amount": 600})
+        assert answer.status_code == 200
+        assert answer.json() == {"event": "bet", "seat": "C", "bet": "place", "number": 6, "amount": 600,
+                                 "user": "dana", "via": "console"}
+        journaled = rows(table)[-1]
+        assert journaled.kind == INPUT and journaled.event == answer.json()
+        assert answer.headers["x-journal-seq"] == str(journaled.seq)
+        assert dealer.get("/api/state").json()["bets"] == [
+            {"seat": "C", "bet": "place", "number": 6, "on": None, "amount": 600, "space": "place-6"}]
+
+
+def test_the_browser_cannot_say_who_made_a_bet(console_table):
+    table = console_table()
+    with table.client("dana") as dealer:
+        answer = dealer.post("/api/bets", json={"seat": "A", "bet": "pass", "amount": 500, "user": "pete", "via": "stream"})
+        assert answer.status_code == 200 and answer.json()["user"] == "dana" and answer.json()["via"] == "console"
+
+
+@pytest.mark.parametrize("bet, rule, words", [
+    ({"seat": "C", "bet": "place", "number": 6, "amount": 700}, "§4620.3(e)(4)", "over the maximum of $6.00"),
+    ({"seat": "C", "bet": "come", "amount": 500}, "§4620.3(e)(5)(i)", "come"),
+    ({"seat": "C", "bet": "place", "number": 6, "amount": "600"}, None, "amount"),
+    ({"seat": "A", "bet": "pass"}, None, "field 'amount' is missing"),
+    ({"seat": "Z", "bet": "pass", "amount": 500}, "§4620.3(b)(1)", "seat 'Z' is not at this table"),
+])
+def test_a_refused_bet_is_422_with_reason_and_rule_journaled_and_changes_nothing(console_table, bet, rule, words):
+    table = console_table()
+    with table.client("dana") as dealer:
+        before = dealer.get("/api/state").json()
+        answer = dealer.post("/api/bets", json=bet)
+        assert answer.status_code == 422
+        body = answer.json()
+        assert set(body) == {"reason", "rule"} and body["rule"] == rule and words in body["reason"]
+        assert rows(table)[-1].event["event"] == "rejected" and rows(table)[-2].event["user"] == "dana"
+        after = dealer.get("/api/state").json()
+        assert after["bets"] == before["bets"] == [] and after["phase"] == "betting"
+
+
+@pytest.mark.parametrize("path, body, words", [
+    ("/api/bets", "not json", "takes one JSON object"),
+    ("/api/bets", "[1, 2]", "takes one JSON object"),
+    ("/api/bets", '{"event": "lock"}', "takes 'bet' events, not 'lock'"),
+    ("/api/remove", '{"event": "bet", "seat": "A", "bet": "pass", "amount": 500}', "takes 'remove' events"),
+    ("/api/actions", '{"event": "bet", "seat": "A", "bet": "pass", "amount": 500}', "not 'bet'"),
+    ("/api/actions", '{"event": "read", "status": "ok", "dice": [3, 4]}', "not 'read'"),
+    ("/api/actions", '{"event": "spin_done"}', "not 'spin_done'"),
+    ("/api/actions", "{}", "names no event"),  # a press is named: an empty body must not LOCK
+    ("/api/actions", '{"dice": [3, 4]}', "names no event"),
+])
+def test_a_body_that_is_not_this_urls_event_is_422_and_never_reaches_the_table(console_table, path, body, words):
+    table = console_table()
+    with table.client("dana") as dealer:
+        count = len(rows(table))
+        answer = dealer.post(path, content=body, headers={"content-type": "application/json"})
+        assert answer.status_code == 422 and answer.json()["rule"] is None and words in answer.json()["reason"]
+        assert len(rows(table)) == count and dealer.get("/api/state").json()["phase"] == "betting"
+
+
+def test_a_body_too_long_is_refused_unread(console_table):
+    table = console_table()
+    with table.client("dana") as dealer:
+        count = len(rows(table))
+        answer = dealer.post("/api/bets", content=b"{" + b" " * 20000 + b"}", headers={"content-type": "application/json"})
+        assert answer.status_code == 413 and len(rows(table)) == count
+
+
+def test_401_before_anything_then_403_for_the_token_and_the_role(console_table):
+    table = console_table()
+    bet = {"seat": "A", "bet": "pass", "amount": 500}
+    with table.client() as anonymous, table.client("pete") as pit, table.client("dana") as dealer:
+        assert anonymous.post("/api/bets", json=bet).status_code == 401
+        assert anonymous.post("/api/actions", json={"event": "lock"}).status_code == 401
+        refused = pit.post("/api/bets", json=bet)
+        assert refused.status_code == 403 and "only a dealer" in refused.json()["reason"]
+        assert pit.post("/api/actions", json={"event": "lock"}).status_code == 403
+        del dealer.headers["X-CSRF-Token"]
+        assert dealer.post("/api/bets", json=bet).status_code == 403
+        dealer.headers["X-CSRF-Token"] = "forged"
+        assert dealer.post("/api/bets", json=bet).status_code == 403
+    assert not any(r.event.get("via") == "console" for r in rows(table))
+    assert table.controller.state.phase.value == "betting"
+
+
+def test_three_seats_bet_lock_read_and_the_pay_list_is_what_the_engine_settled(console_table):
+    table = console_table()
+    with table.client("dana") as dealer:
+        for bet in ({"seat": "A", "bet": "pass", "amount": 500}, {"seat": "B", "bet": "field", "amount": 300},
+                    {"seat": "C", "bet": "any7", "amount": 100}):
+            assert dealer.post("/api/bets", json=bet).status_code == 200
+        locked = dealer.post("/api/actions", json={"event": "lock"})
+        assert locked.status_code == 200 and locked.json() == {"event": "lock", "user": "dana", "via": "console"}
+        assert dealer.post("/api/bets", json={"seat": "D", "bet": "pass", "amount": 500}).status_code == 422
+        table.settle([3, 4])
+        state = wait_for(lambda: (s := dealer.get("/api/state").json())["last_rolls"] and s)
+    roll = state["last_rolls"][0]
+    assert roll["dice"] == [3, 4] and roll["total"] == 7 and roll["source"] == "read"
+    settled = [r.event for r in rows(table) if r.event.get("event") == "settle"]
+    lines = [line for group in roll["pay"] for line in group["lines"]]
+    assert [(ln["seat"], ln["bet"], ln["amount"], ln["result"], ln["paid"]) for ln in lines] == [
+        (s["seat"], s["bet"], s["amount"], s["result"], s["paid"]) for s in settled]
+    by_seat = {group["seat"]: group for group in roll["pay"]}
+    assert by_seat["A"]["pay"] == 500 and by_seat["B"]["take"] == 300 and by_seat["C"]["pay"] == 400
+    assert by_seat["A"]["lines"][0]["text"] == "seat A: pass wins, pay $5.00"
+    assert by_seat["B"]["lines"][0]["text"] == "seat B: field loses, take $3.00"
+    assert state["phase"] == "betting" and state["bets"] == []
+    assert state["session"]["seats"]["A"] == {"net": 500, "staked": 500, "bets": 1, "won": 1, "lost": 0, "pushed": 0}
+    assert state["reads"]["counts"] == {"ok": 1, "uncertain": 0, "no_read": 0}
+
+
+def test_the_dealer_confirms_an_unsure_read_or_enters_the_dice_by_hand(console_table):
+    table = console_table()
+    with table.client("dana") as dealer:
+        dealer.post("/api/bets", json={"seat": "A", "bet": "field", "amount": 100})
+        dealer.post("/api/actions", json={"event": "lock"})
+        table.settle([2, 2], status="uncertain", reason="die 2 read two ways", boxes=[[10, 10, 40, 40], [80, 10, 40, 40]],
+                     size=[640, 480])
+        pending = wait_for(lambda: (s := dealer.get("/api/state").json())["phase"] == "pending" and s)
+        assert pending["pending"]["confirmable"] and pending["read"]["boxes"] == [[10, 10, 40, 40], [80, 10, 40, 40]]
+        entered = dealer.post("/api/actions", json={"event": "manual", "dice": [2, 3]})
+        assert entered.status_code == 200 and entered.json()["dice"] == [2, 3]
+        state = dealer.get("/api/state").json()
+        assert state["last_rolls"][0]["dice"] == [2, 3] and state["last_rolls"][0]["source"] == "manual"
+        assert state["last_rolls"][0]["read"]["status"] == "uncertain"  # the read the dealer overruled
+        assert state["last_rolls"][0]["users"] == ["dana"]
+        refused = dealer.post("/api/actions", json={"event": "confirm"})
+        assert refused.status_code == 422 and "nothing to confirm" in refused.json()["reason"]
+
+
+def test_a_bet_is_taken_down_and_the_next_shooter_called(console_table):
+    table = console_table()
+    with table.client("dana") as dealer:
+        dealer.post("/api/bets", json={"seat": "B", "bet": "place", "number": 8, "amount": 600})
+        removed = dealer.post("/api/remove", json={"seat": "B", "bet": "place", "number": 8})
+        assert removed.status_code == 200 and removed.json()["event"] == "remove"
+        assert dealer.get("/api/state").json()["bets"] == []
+        assert dealer.post("/api/actions", json={"event": "next_shooter", "seat": "D"}).status_code == 200
+        assert dealer.get("/api/state").json()["shooter"] == "D"
+
+
+def test_journal_recall_shows_who_made_each_console_input(console_table, capsys):
+    table = console_table()
+    with table.client("dana") as dana, table.client("dora") as dora:
+        dana.post("/api/bets", json={"seat": "A", "bet": "pass", "amount": 500})
+        dora.post("/api/bets", json={"seat": "B", "bet": "place", "number": 6, "amount": 900})  # refused: over $6
+        dora.post("/api/actions", json={"event": "lock"})
+        table.settle([5, 6])
+        wait_for(lambda: dana.get("/api/state").json()["last_rolls"])
+    assert main(["journal", "--file", str(table.journal_path), "recall", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "by dana (console): bet A pass $5.00" in out
+    assert "by dora (console): refused bet B place 6 $9.00" in out
+    assert "by dora (console): lock" in out
+    assert main(["journal", "--file", str(table.journal_path), "recall", "1", "--json"]) == 0
+    (line,) = capsys.readouterr().out.splitlines()
+    assert [(a["user"], a["event"], a["accepted"]) for a in json.loads(line)["actions"]] == [
+        ("dana", "bet", True), ("dora", "bet", False), ("dora", "lock", True)]
+
+
+def test_a_bet_the_journal_cannot_keep_as_sent_is_refused_and_recall_still_shows_who(console_table, capsys):
+    table = console_table()
+    with table.client("dana") as dana:
+        body = b'{"seat": "A", "bet": "pass", "amount": 500, "note": "\\ud800"}'  # half of a UTF-16 pair
+        answer = dana.post("/api/bets", content=body, headers={"Content-Type": "application/json"})
+        assert answer.status_code == 422 and answer.json()["rule"] is None
+        assert dana.get("/api/state").json()["bets"] == []
+    seq = int(answer.headers["X-Journal-Seq"])
+    (row,) = [row for row in rows(table) if row.seq == seq]
+    assert row.event["event"] == "malformed" and (row.event["user"], row.event["via"]) == ("dana", "console")
+    with table.client("dana") as dana:
+        answer = dana.post("/api/bets", json={"seat": "A", "bet": "pass", "amount": True})  # JSON's true is no amount
+        assert answer.status_code == 422 and answer.json()["rule"] is None
+        dana.post("/api/actions", json={"event": "lock"})
+        table.settle([6, 6])
+        wait_for(lambda: dana.get("/api/state").json()["last_rolls"])
+    assert main(["journal", "--file", str(table.journal_path), "recall", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "by dana (console): refused malformed" in out
+    assert "by dana (console): refused bet A pass\n" in out  # no "$0.01" made of a true
+
+
+def _events(url: str, cookies, name: str, count: int, out: list, ready: threading.Event) -> None:
+    with httpx.stream("GET", url, cookies=cookies, timeout=20) as answer:
+        kind = None
+        for line in answer.iter_lines():
+            if line.startswith("event: "):
+                kind = line[7:]
+            elif line.startswith("data: ") and kind == name:
+                out.append(json.loads(line[6:]))
+                ready.set()
+                if len(out) >= count:
+                    return
+
+
+def test_the_event_stream_pushes_each_change_and_the_board_needs_no_login(console_table):
+    table = console_table()
+    with table.client("dana") as dealer, table.client() as anonymous:
+        assert anonymous.get("/api/events").status_code == 401
+        assert anonymous.get("/api/board").json()["history"] == []
+        states: list = []
+        boards: list = []
+        ready = [threading.Event(), threading.Event()]
+        readers = [threading.Thread(target=_events, args=(table.url + "/api/events", dealer.cookies, "state", 3, states,
+                                                          ready[0]), daemon=True),
+                   threading.Thread(target=_events, args=(table.url + "/api/board/events", None, "board", 3, boards,
+                                                          ready[1]), daemon=True)]
+        for reader in readers:
+            reader.start()
+        assert ready[0].wait(10) and ready[1].wait(10)
+        dealer.post("/api/bets", json={"seat": "A", "bet": "pass", "amount": 500})
+        dealer.post("/api/actions", json={"event": "lock"})
+        table.settle([6, 6])
+        for reader in readers:
+            reader.join(10)
+    assert states[0]["bets"] == [] and states[1]["bets"][0]["seat"] == "A"
+    assert states[2]["locked"] is True
+    assert boards[0]["history"] == [] and boards[1]["open"] is False
+    assert boards[2]["history"] == [{"dice": [6, 6], "total": 12, "by": None}] and boards[2]["open"] is True
+    assert "bets" not in boards[2] and "pay" not in json.dumps(boards[2])
+
+
+def test_a_frame_is_served_to_a_user_and_a_path_outside_the_frames_is_not(console_table):
+    table = console_table()
+    table.frames.mkdir(parents=True)
+    (table.frames / "craps-1.jpg").write_bytes(b"\xff\xd8jpeg")
+    (table.frames.parent / "secret.jpg").write_bytes(b"no")
+    with table.client() as anonymous, table.client("pete") as pit:
+        assert anonymous.get("/frames/craps-1.jpg").status_code == 401
+        answer = pit.get("/frames/craps-1.jpg")
+        assert answer.status_code == 200 and answer.content == b"\xff\xd8jpeg"
+        assert answer.headers["content-type"] == "image/jpeg"
+        for name in ("..%2Fsecret.jpg", "missing.jpg", ".hidden"):
+            assert pit.get(f"/frames/{name}").status_code == 404
+        for name in ("a" * 5000 + ".jpg", "a%00b.jpg"):  # more than a file name may hold; a NUL
+            answer = pit.get(f"/frames/{name}")
+            assert answer.status_code == 404 and answer.json() == {"reason": "no such frame"}
+
+
+def test_the_pit_sees_device_faults_as_alerts_and_the_journal_checked(console_table):
+    table = console_table(verify_every_s=600)
+    with table.client("pete") as pit:
+        checked = wait_for(lambda: (s := pit.get("/api/state").json())["journal"]["verify"] and s)
+        verify = checked["journal"]["verify"]
+        assert verify["ok"] is True and verify["rows"] >= 1 and len(checked["journal"]["head"]) == 64
+        table.health = {"camera": {"ok": False, "detail": "lost: no camera on /dev/video0"},
+                        "display": {"ok": True, "detail": "answering"}}
+        state = wait_for(lambda: (s := pit.get("/api/state").json())["alerts"] and s)
+        assert state["alerts"] == [{"level": "warning", "text": "camera: lost: no camera on /dev/video0"}]
+        assert state["health"]["display"]["ok"] is True
+        assert pit.post("/api/verify").status_code == 202
+
+
+def test_pages_send_a_visitor_to_log_in_and_a_pit_user_to_the_pit(console_table):
+    table = console_table()
+    with table.client() as anonymous, table.client("pete") as pit, table.client("dana") as dealer:
+        for path in ("/dealer", "/pit"):
+            answer = anonymous.get(path)
+            assert answer.status_code == 303 and answer.headers["location"] == f"/login?next={path}"
+        assert anonymous.get("/board").status_code == 200 and anonymous.get("/login").status_code == 200
+        assert pit.get("/dealer").headers["location"] == "/pit"
+        assert pit.get("/pit").status_code == 200 and dealer.get("/dealer").status_code == 200
+        assert dealer.get("/").headers["location"] == "/dealer" and pit.get("/").headers["location"] == "/pit"
+        page = dealer.get("/dealer")
+        assert "script-src 'self'" in page.headers["content-security-policy"]
+        assert page.headers["x-frame-options"] == "DENY"
+
+
+def test_a_request_withdrawn_before_the_table_took_it_is_never_journaled(console_table):
+    """The console gave up waiting (a busy table): the table then skips it, so a request answered
+    "not taken" cannot take effect later."""
+    from concurrent.futures import Future
+
+    table = console_table()
+    reply: Future = Future()
+    assert reply.cancel()
+    count = len(rows(table))
+    take(table.controller, Submission({"event": "lock", "user": "dana", "via": "console"}, reply))
+    assert len(rows(table)) == count and table.controller.state.phase.value == "betting"
+
+
+def test_an_event_stream_ends_when_its_user_logs_out(console_table):
+    """What a logged-out (or removed) user's open page would go on seeing stops at the next message."""
+    table = console_table()
+    with table.client("pete") as pit, table.client("dana") as dealer:
+        ended = threading.Event()
+        received: list[str] = []
+
+        def watch() -> None:
+            with httpx.stream("GET", table.url + "/api/events", cookies=pit.cookies, timeout=20) as answer:
+                for line in answer.iter_lines():
+                    if line.startswith("data: "):
+                        received.append(line)
+            ended.set()
+
+        threading.Thread(target=watch, daemon=True).start()
+        wait_for(lambda: received)
+        assert pit.post("/api/logout").status_code == 200
+        dealer.post("/api/bets", json={"seat": "A", "bet": "pass", "amount": 500})
+        assert ended.wait(10) and len(received) == 1
+
+
+def test_check_the_chain_now_pressed_again_and_again_runs_one_check_at_a_time(console_table, monkeypatch):
+    """Each check is a process of its own: a user pressing the button twenty times while one runs
+    must not start twenty (it would take the Pi's cores from the table)."""
+    import asyncio
+
+    from controller.console.link import TableLink
+
+    running = []
+    release = threading.Event()
+
+    async def slow_check(link) -> None:
+        running.append(link)
+        while not release.is_set():
+            await asyncio.sleep(0.02)
+        link.verified = {"ok": True, "rows": 1}
+        link.on_change()
+
+    monkeypatch.setattr(TableLink, "verify", slow_check)
+    table = console_table()
+    with table.client("pete") as pit:
+        for _ in range(20):
+            assert pit.post("/api/verify").status_code == 202
+        wait_for(lambda: running)
+        time.sleep(0.3)
+        assert len(running) == 1
+        release.set()
+        wait_for(lambda: pit.get("/api/state").json()["journal"]["verify"])
+        assert pit.post("/api/verify").status_code == 202
+        wait_for(lambda: len(running) == 2)  # once it is over, the next press checks again

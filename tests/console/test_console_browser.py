@@ -1,0 +1,212 @@
+"""The console end to end in a real headless Chromium, against a demo table kept open
+(`dicetable run --keep-open`): a dealer bets for three seats by tapping the layout, locks, the dice
+are read, and the pay list is what the rules engine settled; a refused bet shows its rule; a pit
+user cannot bet; a wrong password is refused; the board updates after a roll.
+
+Chromium is Debian's (``scripts/ensure-chromium.sh``, which ``make test`` runs first), driven by
+Playwright through its executable path; no browser is downloaded. Each view is saved as a PNG in a
+temporary folder, or, when ``DICETABLE_SCREENSHOTS`` names a folder, there
+(``scripts/console-screenshots.sh`` makes the README's pictures so).
+"""
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+import pytest
+
+from controller.console.views import settlement_line
+from controller.journal import Journal
+
+CHROMIUM = Path("/usr/bin/chromium")
+#: Without the networking switches Chromium floods a closed network with refused connections.
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--disable-default-apps", "--mute-audio"]
+VIEWPORT = {"width": 1400, "height": 1000}
+
+playwright_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed (pip install -e '.[dev]')")
+if not CHROMIUM.exists():
+    pytest.skip("no /usr/bin/chromium: `make test` installs it (scripts/ensure-chromium.sh)", allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory) -> Path:
+    named = os.environ.get("DICETABLE_SCREENSHOTS")
+    return Path(named) if named else tmp_path_factory.mktemp("screenshots")
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    """The craps demo kept open on a free port of loopback; Ctrl-C at the end must end it with 0."""
+    # The demo runs as `make run` does, its state in ./var, so the pit's page (and the README's
+    # pictures) show the paths a user sees, not the test's temporary folder.
+    folder = tmp_path_factory.mktemp("demo")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    rolls = "6" if os.environ.get("DICETABLE_SCREENSHOTS") else "1"  # the README's pictures show a longer history
+    process = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--keep-open", "--rolls", rolls,
+                                "--state-dir", "var", "--console", f"127.0.0.1:{port}"],
+                               cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    said = []
+    for line in process.stderr:
+        said.append(line)
+        if "keeping the craps table open" in line:
+            break
+    else:
+        pytest.fail("the demo never kept its table open: " + "".join(said))
+    threading.Thread(target=process.stderr.read, daemon=True).start()  # its stderr must never fill up
+    yield f"http://127.0.0.1:{port}", folder / "var" / "craps"
+    process.send_signal(signal.SIGINT)
+    assert process.wait(30) == 0
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with playwright_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=FLAGS)
+        yield chromium
+        chromium.close()
+
+
+def page_for(browser, url: str, user: str | None = None, password: str | None = None, viewport=VIEWPORT):
+    """A new browser context (its own cookies), logged in when ``user`` is given."""
+    context = browser.new_context(viewport=viewport)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.errors = errors
+    if user is not None:
+        page.goto(f"{url}/login")
+        page.fill("#user", user)
+        page.fill("#password", password or user)
+        page.click("button[type=submit]")
+        page.wait_for_url(re.compile(r"/(dealer|pit)$"))
+    return page
+
+
+def settles_of(journal_dir: Path, roll_seq: int) -> list[dict]:
+    """The rules engine's settle rows of the roll journaled at ``roll_seq``, in order."""
+    with Journal.open(journal_dir, readonly=True) as journal:
+        found = []
+        for entry in journal.entries(roll_seq):
+            if entry.event.get("event") != "settle":
+                break
+            found.append(entry.event)
+        return found
+
+
+def test_a_wrong_password_is_refused(demo, browser, shots):
+    url, _ = demo
+    page = page_for(browser, url)
+    page.goto(f"{url}/login")
+    assert page.locator("#demo").inner_text() == "Demo logins: dealer / dealer, pit / pit"
+    page.fill("#user", "dealer")
+    page.fill("#password", "not-the-password")
+    page.click("button[type=submit]")
+    page.wait_for_selector("#error:not([hidden])")
+    assert page.locator("#error").inner_text() == "wrong user name or password"
+    assert page.url.endswith("/login")
+    page.screenshot(path=str(shots / "console-login.png"))
+    assert page.errors == []
+
+
+def test_a_dealer_bets_for_three_seats_locks_and_pays_what_the_engine_settled(demo, browser, shots):
+    url, journal_dir = demo
+    board = page_for(browser, url, viewport={"width": 1400, "height": 560})
+    board.goto(f"{url}/board")
+    board.wait_for_selector("#link.up")
+    shown_before = board.locator(".board-roll").count()
+
+    dealer = page_for(browser, url, "dealer")
+    dealer.wait_for_selector("svg.layout [data-space=field]")
+    first_roll = dealer.locator("#roll-title").text_content()
+    for seat, chip, space in (("A", "100", "field"), ("B", "200", "any_craps"), ("C", "100", "hard-8")):
+        dealer.click(f"button[data-seat={seat}]")
+        dealer.click(f"button[data-chip='{chip}']")
+        dealer.click(f"[data-space={space}] .space-box")
+        dealer.wait_for_selector(f"[data-space={space}] .chip[data-seat={seat}]")
+        # The state is pushed before the answer reaches the page (docs/console.md): the chip may show
+        # a moment before the answer's row does.
+        dealer.wait_for_function("document.querySelector('#tapped').innerText.includes('journaled as row')")
+
+    # A bet over the space's maximum: refused, with the reason and the paragraph cited.
+    dealer.click("button[data-seat=D]")
+    dealer.fill("input.custom", "9")
+    dealer.dispatch_event("input.custom", "change")
+    dealer.click("[data-space=field] .space-box")
+    dealer.wait_for_selector("#notice.refused")
+    notice = dealer.locator("#notice").inner_text()
+    assert "Refused seat D field $9.00" in notice and "over the maximum of $5.00" in notice
+    assert re.search(r"\(§4620\.3\(e\)", dealer.locator("#notice .rule").inner_text())
+    assert dealer.locator("[data-space=field] .chip[data-seat=D]").count() == 0
+
+    dealer.click("button[data-action=lock]")
+    dealer.wait_for_selector("#phase[data-phase]:not([data-phase=betting])")
+    # The generated dice are thrown; an unsure read waits for the dealer, as at a table.
+    title = dealer.locator("#roll-title")
+    for _ in range(120):
+        text = title.text_content()
+        if text.startswith("Roll #") and text != first_roll:
+            break
+        if dealer.locator("#phase").get_attribute("data-phase") == "pending":
+            dealer.click("button[data-action=manual]")
+            dealer.click("button[data-entry=enter]")
+        dealer.wait_for_timeout(250)
+    else:
+        pytest.fail(f"no roll came after the lock: {title.text_content()}")
+    roll_seq = int(re.match(r"Roll #(\d+)", title.text_content()).group(1))
+    settled = settles_of(journal_dir, roll_seq)
+    shown = [line.get_attribute("data-line") for line in dealer.locator("li.pay-line").all()]
+    assert shown == [settlement_line(s)["text"] for s in settled]
+    assert {"A", "B"} <= {s["seat"] for s in settled}  # the one-roll bets are always decided
+
+    # The dealer ticks a line: on the screen only, nothing is journaled.
+    with Journal.open(journal_dir, readonly=True) as journal:
+        rows = len(journal)
+    dealer.locator("li.pay-line input").first.check()
+    assert "done" in dealer.locator("li.pay-line").first.get_attribute("class")
+    with Journal.open(journal_dir, readonly=True) as journal:
+        assert len(journal) == rows
+    dealer.screenshot(path=str(shots / "console-dealer.png"), full_page=True)
+
+    # The board, open all along, shows the new roll first.
+    dice = dealer.locator("#roll .dice").first.get_attribute("data-dice")
+    board.wait_for_function("([before]) => document.querySelectorAll('.board-roll').length > before "
+                            "|| document.querySelectorAll('.board-roll').length >= 20", arg=[shown_before])
+    assert board.locator(".board-roll.latest .dice").get_attribute("data-dice") == dice
+    board.screenshot(path=str(shots / "console-board.png"))
+    assert dealer.errors == [] and board.errors == []
+
+
+def test_a_pit_user_sees_everything_and_cannot_bet(demo, browser, shots):
+    url, _ = demo
+    pit = page_for(browser, url, "pit")
+    assert pit.url.endswith("/pit")
+    pit.wait_for_selector("#journal code.hash")
+    pit.wait_for_selector("[data-verify=ok]", timeout=30000)
+    assert re.fullmatch(r"[0-9a-f]{64}", pit.locator("#journal code.hash").inner_text())
+    assert pit.locator("#health").inner_text().count("ok") >= 2
+    assert pit.locator("button[data-action]").count() == 0 and pit.locator("svg.layout").count() == 0
+    pit.goto(f"{url}/dealer")
+    assert pit.url.endswith("/pit")  # the dealer's page is not for the pit
+    answer = pit.evaluate("""async () => {
+        const session = await (await fetch('/api/session')).json();
+        const answer = await fetch('/api/bets', {method: 'POST', headers: {'Content-Type': 'application/json',
+            'X-CSRF-Token': session.csrf}, body: JSON.stringify({seat: 'A', bet: 'field', amount: 100})});
+        return {status: answer.status, body: await answer.json()};
+    }""")
+    assert answer["status"] == 403 and "only a dealer" in answer["body"]["reason"]
+    pit.wait_for_selector(".roll-card .frame img")
+    shown = pit.locator("body").inner_text()
+    assert "var/craps/journal.sqlite3" in shown and tempfile.gettempdir() not in shown  # no scratch path
+    pit.screenshot(path=str(shots / "console-pit.png"), full_page=True)
+    assert pit.errors == []
