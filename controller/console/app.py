@@ -37,6 +37,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from controller.console.link import NotTaken, TableLink
 from controller.web.access import AllowedPeers, Network
 from controller.web.auth import Auth, Denied, denied_response, read_body
+from controller.web.hosts import AllowedHosts, HostNames
 from controller.web.push import Broadcast, sse
 from controller.web.users import Users
 
@@ -316,8 +317,9 @@ class SecurityHeaders:
         await self.app(scope, receive, with_headers)
 
 
-def build_app(console: Console, networks: Iterable[Network] = ()) -> ASGIApp:
-    """The console as an ASGI app: only loopback and ``networks`` may connect."""
+def build_app(console: Console, names: HostNames, networks: Iterable[Network] = ()) -> ASGIApp:
+    """The console as an ASGI app: only loopback and ``networks`` may connect, and only by one of
+    ``names`` (:mod:`controller.web.hosts`: no other site's page reaches it by DNS rebinding)."""
     auth = console.auth
     routes = [
         Route("/healthz", console.healthz),
@@ -342,4 +344,4 @@ def build_app(console: Console, networks: Iterable[Network] = ()) -> ASGIApp:
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(routes=routes, exception_handlers={_Unprocessable: _unprocessable, Denied: denied_response})
-    return AllowedPeers(SecurityHeaders(app), networks)
+    return AllowedPeers(SecurityHeaders(AllowedHosts(app, names, setting="[console] hosts")), networks)

@@ -74,6 +74,15 @@ def floor_view(store: FloorStore, now: datetime | None = None) -> dict[str, Any]
             "offline": [t["table"] for t in tables if t["online"] is False]}
 
 
+def served_view(store: FloorStore) -> dict[str, Any]:
+    """:func:`floor_view` as the browsers get it: a database that cannot be read now (being made,
+    briefly locked) is said in ``error``, and the page serves on."""
+    try:
+        return floor_view(store)
+    except Exception as exc:  # noqa: BLE001 - a database being created, or briefly locked: say so, serve on
+        return {"tables": [], "alerts": [], "offline": [], "error": f"cannot read the floor's database: {exc}"}
+
+
 def table_history(store: FloorStore, table: str, journal: str | None = None) -> dict[str, Any] | None:
     """A table's journals (oldest first) and the last :data:`HISTORY_ROWS` rows of one (the
     current by default), or None when the floor holds nothing of that table."""
@@ -109,8 +118,11 @@ class Page:
         self.store.close()
 
 
-def build_app(db: Path | str, users: Any, *, networks: tuple[Any, ...] = ()) -> tuple[Any, Any, FloorStore]:
-    """The Starlette app of the page over the database ``db``, with its event channel and store."""
+def build_app(db: Path | str, users: Any, *, networks: tuple[Any, ...] = (), listen_host: str = "127.0.0.1",
+              hosts: tuple[str, ...] = ()) -> tuple[Any, Any, FloorStore]:
+    """The Starlette app of the page over the database ``db``, with its event channel and store.
+    It answers only to the names it listens as (``listen_host``) and ``hosts``
+    (:mod:`controller.web.hosts`: no other site's page reaches it by DNS rebinding)."""
     from starlette.applications import Starlette
     from starlette.requests import Request
     from starlette.responses import FileResponse, JSONResponse, Response
@@ -118,28 +130,23 @@ def build_app(db: Path | str, users: Any, *, networks: tuple[Any, ...] = ()) -> 
 
     from controller.web.access import AllowedPeers
     from controller.web.auth import Auth, Denied, denied_response
+    from controller.web.hosts import AllowedHosts, HostNames
     from controller.web.push import Broadcast, sse
 
     store = _open_store(db)
     auth = Auth(users, cookie=COOKIE)
     events = Broadcast()
 
-    def view() -> dict[str, Any]:
-        try:
-            return floor_view(store)
-        except Exception as exc:  # noqa: BLE001 - a database being created, or briefly locked: say so, serve on
-            return {"tables": [], "alerts": [], "offline": [], "error": f"cannot read the floor's database: {exc}"}
-
     async def page(request: Request) -> Response:
         return FileResponse(STATIC / "floor.html", headers={"Cache-Control": "no-cache"})
 
     async def floor(request: Request) -> Response:
         auth.require(request)
-        return JSONResponse(view())
+        return JSONResponse(served_view(store))
 
     async def stream(request: Request) -> Response:
         session = auth.require(request)  # the stream ends once its user logs out, expires or is removed
-        return events.response([sse("floor", view())], allowed=auth.still(session))
+        return events.response([sse("floor", served_view(store))], allowed=auth.still(session))
 
     async def history(request: Request) -> Response:
         auth.require(request)
@@ -157,8 +164,8 @@ def build_app(db: Path | str, users: Any, *, networks: tuple[Any, ...] = ()) -> 
         Route("/api/events", stream),
         Route("/api/tables/{table}", history),
     ], exception_handlers={Denied: denied_response})
-    app.state.view = view
-    return AllowedPeers(app, networks), events, store
+    return AllowedPeers(AllowedHosts(app, HostNames(listen_host, hosts), setting="dicetable floor --hosts"),
+                        networks), events, store
 
 
 def _open_store(db: Path | str) -> FloorStore:
@@ -180,12 +187,14 @@ def default_users(db: Path | str) -> Path:
 
 
 def start_page(db: Path | str, listen: str, *, users: str | Path | None = None, certificate: str | None = None,
-               key: str | None = None, networks: tuple[str, ...] = ()) -> Page | None:
+               key: str | None = None, networks: tuple[str, ...] = (), hosts: tuple[str, ...] = ()) -> Page | None:
     """Serve the page of the database ``db`` on ``listen`` (``HOST:PORT``), its logins from ``users``
-    (:func:`default_users` by default; a file not there yet lets nobody in until a user is added).
+    (:func:`default_users` by default; a file not there yet lets nobody in until a user is added),
+    to browsers that reach it by the address it listens on or one of the names ``hosts``.
     :class:`PageError` when it cannot be served as asked; None, with a warning, when the address is
     taken (the floor keeps the journals all the same)."""
     from controller.web.access import parse_networks
+    from controller.web.hosts import parse_hosts
     from controller.web.serve import WebServer, parse_listen, tls_context
     from controller.web.users import UsersError, UsersFile
 
@@ -193,6 +202,10 @@ def start_page(db: Path | str, listen: str, *, users: str | Path | None = None, 
         where = parse_listen(listen)
     except ValueError as exc:
         raise PageError(f"--listen: {exc}") from None
+    try:
+        names = parse_hosts(hosts)
+    except ValueError as exc:
+        raise PageError(f"--hosts: {exc}") from None
     users = Path(users) if users else default_users(db)
     if not users.exists():
         log.warning("floor page: nobody can log in until a user is added: dicetable user --users %s add NAME "
@@ -211,10 +224,9 @@ def start_page(db: Path | str, listen: str, *, users: str | Path | None = None, 
     except (UsersError, ValueError, OSError) as exc:
         raise PageError(str(exc)) from None
     try:
-        app, events, store = build_app(db, people, networks=allowed)
+        app, events, store = build_app(db, people, networks=allowed, listen_host=where.host, hosts=names)
     except FloorStoreError as exc:  # a database it can neither open nor make: said, not a traceback
         raise PageError(str(exc)) from None
-    state_app = app.app
     from controller.web.push import sse
 
     async def poll() -> None:
@@ -224,7 +236,7 @@ def start_page(db: Path | str, listen: str, *, users: str | Path | None = None, 
             await asyncio.sleep(POLL_S)
             if not events.subscribers:
                 continue
-            now = state_app.state.view()
+            now = served_view(store)
             if now != last:
                 events.send(sse("floor", now))
                 last = now

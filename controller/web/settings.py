@@ -6,6 +6,8 @@ proxy on the machine may carry it onto the network); on any other address it ser
 ``certificate`` and ``key`` must be named, or the start is refused: a password must never cross a
 network in the clear. ``networks`` are the peers, besides loopback, that may connect (the
 application refuses the others, and ``systemd/install.sh`` limits the unit's sockets to them).
+``hosts`` are the names, besides the address it listens on, that browsers reach it by (a reverse
+proxy's, a DNS name): a request naming any other host is refused (:mod:`controller.web.hosts`).
 ``users`` is the users file, beside the configuration by default.
 """
 from __future__ import annotations
@@ -15,12 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from controller.web.access import Network, parse_networks
+from controller.web.hosts import parse_hosts
 from controller.web.serve import Listen, parse_listen
 
 #: The users file's name beside the configuration when the table does not name one.
 USERS_FILE = "users"
 #: The table's keys and what each is when not given ("" listens nowhere).
-DEFAULTS: dict[str, Any] = {"listen": "", "users": USERS_FILE, "certificate": "", "key": "", "networks": []}
+DEFAULTS: dict[str, Any] = {"listen": "", "users": USERS_FILE, "certificate": "", "key": "", "networks": [],
+                            "hosts": []}
 
 
 class WebConfigError(ValueError):
@@ -39,6 +43,7 @@ class WebSettings:
     key: Path | None = None
     networks: tuple[Network, ...] = ()
     section: str = "console"
+    hosts: tuple[str, ...] = ()
 
     @property
     def tls(self) -> bool:
@@ -74,6 +79,15 @@ class WebSettings:
                 networks = parse_networks(raw)
             except ValueError as exc:
                 problems.append(("networks", str(exc)))
+        hosts: tuple[str, ...] = ()
+        raw = table.get("hosts", [])
+        if not isinstance(raw, list):
+            problems.append(("hosts", f'must be a list of host names such as ["table7.lan"] (got {raw!r})'))
+        else:
+            try:
+                hosts = parse_hosts(raw)
+            except ValueError as exc:
+                problems.append(("hosts", str(exc)))
         certificate, private_key = paths.get("certificate"), paths.get("key")
         if (certificate is None) != (private_key is None) and not any(k in ("certificate", "key") for k, _ in problems):
             problems.append(("certificate" if certificate is None else "key",
@@ -81,7 +95,8 @@ class WebSettings:
         for name, path in (("certificate", certificate), ("key", private_key)):
             if path is not None and not path.is_file():
                 problems.append((name, f"no such file: {path}"))
-        settings = cls(listen, paths.get("users") or base / USERS_FILE, certificate, private_key, networks, section)
+        settings = cls(listen, paths.get("users") or base / USERS_FILE, certificate, private_key, networks, section,
+                       hosts)
         if listen is not None and not problems:
             problem = settings.refusal(listen)
             if problem:

@@ -36,6 +36,23 @@ def test_healthz_answers_without_a_login(console_table):
         assert answer.status_code == 200 and answer.json()["ok"] is True and answer.json()["game"] == "craps"
 
 
+def test_another_sites_name_resolved_to_this_machine_reaches_nothing(console_table):
+    """DNS rebinding: a page of evil.example, its name made to resolve to 127.0.0.1, would be the
+    console's own origin to the browser; the name it sends in Host gives it away."""
+    table = console_table()
+    port = table.url.rsplit(":", 1)[1]
+    with table.client() as c:
+        for path in ("/board", "/api/board", "/healthz"):
+            answer = c.get(path, headers={"Host": f"evil.example:{port}"})
+            assert answer.status_code == 421, path
+            assert "'evil.example'" in answer.json()["reason"] and "[console] hosts" in answer.json()["reason"]
+        answer = c.post("/api/login", json={"user": "dana", "password": "dana-pass"},
+                        headers={"Host": f"evil.example:{port}"})
+        assert answer.status_code == 421 and "set-cookie" not in answer.headers
+        for host in (f"localhost:{port}", f"127.0.0.1:{port}", f"[::1]:{port}"):
+            assert c.get("/api/board", headers={"Host": host}).status_code == 200, host
+
+
 def test_the_state_has_the_table_being_dealt(console_table):
     table = console_table()
     with table.client() as anonymous:

@@ -49,12 +49,20 @@ def test_off_loopback_the_console_needs_a_certificate_and_key(tmp_path):
     ('networks = "192.168.1.0/24"', "console.networks", "must be a list of networks"),
     ('networks = ["192.168.1.0/33"]', "console.networks", "is not an IP network"),
     ('users = ""', "console.users", "must be a file name"),
-    ("port = 8080", "console.port", "unknown key (known: listen, users, certificate, key, networks)"),
+    ("port = 8080", "console.port", "unknown key (known: listen, users, certificate, key, networks, hosts)"),
+    ('hosts = "table7.lan"', "console.hosts", "must be a list of host names"),
+    ('hosts = ["https://table7.lan"]', "console.hosts", "is not a host name or address"),
 ])
 def test_each_mistake_in_console_names_its_key(tmp_path, console, key, message):
     with pytest.raises(ConfigError) as raised:
         load(_config(tmp_path, console))
     assert any(k == key and message in m for k, m in raised.value.problems), raised.value.problems
+
+
+def test_the_names_a_console_answers_to_besides_its_address_are_listed_in_hosts(tmp_path):
+    settings = load(_config(tmp_path, 'listen = "127.0.0.1:8080"\nhosts = ["Table7.lan", "192.168.10.7"]')).console
+    assert settings.hosts == ("table7.lan", "192.168.10.7")
+    assert load(_config(tmp_path, "")).console.hosts == ()
 
 
 def test_the_command_line_address_is_held_to_the_same_rule():

@@ -79,6 +79,23 @@ def test_a_user_sees_every_table_the_alerts_the_tables_offline_and_a_tables_hist
     store.close()
 
 
+def test_the_page_answers_only_to_its_address_and_the_names_it_is_given(tmp_path, users):
+    from controller.web.users import UsersFile
+
+    _floor(tmp_path).close()
+    app, _, store = build_app(tmp_path / "floor.sqlite3", UsersFile(users), hosts=("floor.casino.lan",))
+    with TestClient(app, base_url="http://evil.example:8090", client=("127.0.0.1", 40000)) as client:
+        answer = client.get("/")
+        assert answer.status_code == 421 and "dicetable floor --hosts" in answer.json()["reason"]
+        assert _login(client).status_code == 421
+    for base in ("http://localhost:8090", "https://floor.casino.lan"):
+        with TestClient(app, base_url=base, client=("127.0.0.1", 40000)) as client:
+            assert client.get("/").status_code == 200 and _login(client).status_code == 200
+    store.close()
+    with pytest.raises(PageError, match="--hosts: 'floor:8090' is not a host name"):
+        start_page(tmp_path / "floor.sqlite3", "127.0.0.1:0", users=str(users), hosts=("floor:8090",))
+
+
 def test_a_table_quiet_too_long_while_online_is_shown_silent(tmp_path):
     from datetime import datetime, timedelta, timezone
 

@@ -35,6 +35,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--key", metavar="FILE", help="the page's TLS private key (PEM)")
     parser.add_argument("--networks", metavar="CIDR", nargs="+", default=[],
                         help="networks besides loopback whose browsers may open the page, e.g. 192.168.1.0/24")
+    parser.add_argument("--hosts", metavar="NAME", nargs="+", default=[],
+                        help="host names browsers reach the page by, besides the address it listens on (a reverse "
+                             "proxy's or a DNS name, e.g. floor.casino.lan); a request naming another host is refused")
     parser.add_argument("-v", "--verbose", action="store_true", help="log every connection and resend")
     actions = parser.add_subparsers(dest="action", metavar="ACTION")
     export = actions.add_parser("export", help="a table's rows of its current journal, as `journal export` prints them")
@@ -133,7 +136,7 @@ def _serve(args: argparse.Namespace) -> int:
 
         try:
             page = start_page(args.db, args.listen, users=args.users, certificate=args.certificate, key=args.key,
-                              networks=tuple(args.networks))
+                              networks=tuple(args.networks), hosts=tuple(args.hosts))
         except PageError as exc:
             print(f"dicetable floor: {exc}", file=sys.stderr)
             return 2
