@@ -70,8 +70,8 @@ class Console:
     """The console's state, owned by the web server's loop: logins, the table being dealt (which
     the demo changes between games), and the two channels of updates (logged-in pages, the board)."""
 
-    def __init__(self, users: Users, *, demo: bool = False):
-        self.auth = Auth(users, cookie=COOKIE)
+    def __init__(self, users: Users, *, demo: bool = False, proxies: Iterable[Network] = ()):
+        self.auth = Auth(users, cookie=COOKIE, proxies=proxies)
         self.demo = demo
         self.updates = Broadcast()
         self.board = Broadcast()

@@ -53,10 +53,10 @@ class RunningConsole:
 
 
 def start(listen: Listen, users: Users, *, networks: Iterable[Network] = (), hosts: Iterable[str] = (),
-          tls: Any = None, demo: bool = False) -> RunningConsole | None:
-    """The console listening on ``listen``, answering to the names it listens as and ``hosts``;
-    None (with a warning in the log) when it cannot."""
-    console = Console(users, demo=demo)
+          proxies: Iterable[Network] = (), tls: Any = None, demo: bool = False) -> RunningConsole | None:
+    """The console listening on ``listen``, answering to the names it listens as and ``hosts``,
+    believing ``X-Forwarded-*`` from ``proxies`` only; None (with a warning in the log) when it cannot."""
+    console = Console(users, demo=demo, proxies=proxies)
     server = WebServer(build_app(console, HostNames(listen.host, hosts), networks), listen, tls=tls,
                        on_loop=console.bind, on_stop=console.close, name="console")
     if not server.start():
@@ -94,7 +94,7 @@ def start_configured(settings: WebSettings, err: IO[str] | None = None) -> Runni
             print(f"console: {exc}; the table runs without its console", file=err)
             return None
     running = start(settings.listen, UsersFile(settings.users), networks=settings.networks, hosts=settings.hosts,
-                    tls=tls)
+                    proxies=settings.trusted_proxies, tls=tls)
     if running is None:
         print(f"console: cannot listen on {settings.listen}; the table runs without its console", file=err)
     else:

@@ -119,10 +119,11 @@ class Page:
 
 
 def build_app(db: Path | str, users: Any, *, networks: tuple[Any, ...] = (), listen_host: str = "127.0.0.1",
-              hosts: tuple[str, ...] = ()) -> tuple[Any, Any, FloorStore]:
+              hosts: tuple[str, ...] = (), proxies: tuple[Any, ...] = ()) -> tuple[Any, Any, FloorStore]:
     """The Starlette app of the page over the database ``db``, with its event channel and store.
     It answers only to the names it listens as (``listen_host``) and ``hosts``
-    (:mod:`controller.web.hosts`: no other site's page reaches it by DNS rebinding)."""
+    (:mod:`controller.web.hosts`: no other site's page reaches it by DNS rebinding), and believes
+    ``X-Forwarded-*`` from the reverse ``proxies`` only."""
     from starlette.applications import Starlette
     from starlette.requests import Request
     from starlette.responses import FileResponse, JSONResponse, Response
@@ -134,7 +135,7 @@ def build_app(db: Path | str, users: Any, *, networks: tuple[Any, ...] = (), lis
     from controller.web.push import Broadcast, sse
 
     store = _open_store(db)
-    auth = Auth(users, cookie=COOKIE)
+    auth = Auth(users, cookie=COOKIE, proxies=proxies)
     events = Broadcast()
 
     async def page(request: Request) -> Response:
@@ -187,10 +188,12 @@ def default_users(db: Path | str) -> Path:
 
 
 def start_page(db: Path | str, listen: str, *, users: str | Path | None = None, certificate: str | None = None,
-               key: str | None = None, networks: tuple[str, ...] = (), hosts: tuple[str, ...] = ()) -> Page | None:
+               key: str | None = None, networks: tuple[str, ...] = (), hosts: tuple[str, ...] = (),
+               trusted_proxies: tuple[str, ...] = ()) -> Page | None:
     """Serve the page of the database ``db`` on ``listen`` (``HOST:PORT``), its logins from ``users``
     (:func:`default_users` by default; a file not there yet lets nobody in until a user is added),
-    to browsers that reach it by the address it listens on or one of the names ``hosts``.
+    to browsers that reach it by the address it listens on or one of the names ``hosts``; the
+    client behind one of ``trusted_proxies`` (networks) is the one it names in ``X-Forwarded-For``.
     :class:`PageError` when it cannot be served as asked; None, with a warning, when the address is
     taken (the floor keeps the journals all the same)."""
     from controller.web.access import parse_networks
@@ -220,11 +223,13 @@ def start_page(db: Path | str, listen: str, *, users: str | Path | None = None, 
         if people.problem and users.exists():  # a file open to other users, or with a mistake: said at the start
             raise PageError(f"--users: {people.problem}")
         allowed = parse_networks(networks)
+        proxies = parse_networks(trusted_proxies)
         tls = tls_context(certificate, key) if certificate and key else None
     except (UsersError, ValueError, OSError) as exc:
         raise PageError(str(exc)) from None
     try:
-        app, events, store = build_app(db, people, networks=allowed, listen_host=where.host, hosts=names)
+        app, events, store = build_app(db, people, networks=allowed, listen_host=where.host, hosts=names,
+                                       proxies=proxies)
     except FloorStoreError as exc:  # a database it can neither open nor make: said, not a traceback
         raise PageError(str(exc)) from None
     from controller.web.push import sse

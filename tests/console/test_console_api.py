@@ -53,6 +53,20 @@ def test_another_sites_name_resolved_to_this_machine_reaches_nothing(console_tab
             assert c.get("/api/board", headers={"Host": host}).status_code == 200, host
 
 
+def test_a_loopback_peer_is_limited_by_its_own_address_whatever_it_forwards(console_table):
+    """No proxy is trusted unless the configuration names one: a program on the machine cannot
+    guess the demo's or a user's password by naming a new address at every try."""
+    table = console_table()
+    with table.client() as c:
+        for attempt in range(5):
+            answer = c.post("/api/login", json={"user": "dana", "password": f"guess-{attempt}"},
+                            headers={"X-Forwarded-For": f"203.0.113.{attempt}"})
+            assert answer.status_code == 401
+        answer = c.post("/api/login", json={"user": "pete", "password": "pete-pass"},
+                        headers={"X-Forwarded-For": "203.0.113.200"})
+        assert answer.status_code == 429
+
+
 def test_the_state_has_the_table_being_dealt(console_table):
     table = console_table()
     with table.client() as anonymous:

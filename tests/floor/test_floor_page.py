@@ -96,6 +96,24 @@ def test_the_page_answers_only_to_its_address_and_the_names_it_is_given(tmp_path
         start_page(tmp_path / "floor.sqlite3", "127.0.0.1:0", users=str(users), hosts=("floor:8090",))
 
 
+def test_the_login_limit_believes_x_forwarded_for_from_the_proxies_named_only(tmp_path, users):
+    from controller.web.access import parse_networks
+    from controller.web.users import UsersFile
+
+    _floor(tmp_path).close()
+    for proxies, blocked in (((), True), (parse_networks(["127.0.0.1"]), False)):
+        app, _, store = build_app(tmp_path / "floor.sqlite3", UsersFile(users), proxies=proxies)
+        with TestClient(app, base_url="http://127.0.0.1", client=("127.0.0.1", 40000)) as client:
+            for attempt in range(5):
+                answer = client.post("/api/login", json={"user": f"u{attempt}", "password": "guess"},
+                                     headers={"X-Forwarded-For": "203.0.113.7"})
+                assert answer.status_code == 401
+            answer = client.post("/api/login", json={"user": "pat", "password": "watch-the-floor"},
+                                 headers={"X-Forwarded-For": "203.0.113.8"})
+            assert answer.status_code == (429 if blocked else 200)
+        store.close()
+
+
 def test_a_table_quiet_too_long_while_online_is_shown_silent(tmp_path):
     from datetime import datetime, timedelta, timezone
 

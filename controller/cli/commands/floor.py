@@ -38,6 +38,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--hosts", metavar="NAME", nargs="+", default=[],
                         help="host names browsers reach the page by, besides the address it listens on (a reverse "
                              "proxy's or a DNS name, e.g. floor.casino.lan); a request naming another host is refused")
+    parser.add_argument("--trusted-proxies", metavar="CIDR", nargs="+", default=[],
+                        help="reverse proxies believed about the browser behind them (X-Forwarded-For, "
+                             "X-Forwarded-Proto), e.g. 127.0.0.1; by default none: every peer is its own client")
     parser.add_argument("-v", "--verbose", action="store_true", help="log every connection and resend")
     actions = parser.add_subparsers(dest="action", metavar="ACTION")
     export = actions.add_parser("export", help="a table's rows of its current journal, as `journal export` prints them")
@@ -136,7 +139,8 @@ def _serve(args: argparse.Namespace) -> int:
 
         try:
             page = start_page(args.db, args.listen, users=args.users, certificate=args.certificate, key=args.key,
-                              networks=tuple(args.networks), hosts=tuple(args.hosts))
+                              networks=tuple(args.networks), hosts=tuple(args.hosts),
+                              trusted_proxies=tuple(args.trusted_proxies))
         except PageError as exc:
             print(f"dicetable floor: {exc}", file=sys.stderr)
             return 2
