@@ -32,11 +32,12 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp
 
 from controller.console.link import NotTaken, TableLink
 from controller.web.access import AllowedPeers, Network
 from controller.web.auth import Auth, Denied, denied_response, read_body
+from controller.web.headers import SecurityHeaders
 from controller.web.hosts import AllowedHosts, HostNames
 from controller.web.push import Broadcast, sse
 from controller.web.users import Users
@@ -56,15 +57,6 @@ BETS, REMOVALS = ("bet",), ("remove",)
 ACTIONS = ("lock", "confirm", "void", "manual", "next_shooter")
 #: Fields of a request the console sets itself, whatever the browser sent.
 OURS = ("user", "via")
-
-_HEADERS = [
-    (b"content-security-policy", (b"default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
-                                  b"connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")),
-    (b"x-content-type-options", b"nosniff"),
-    (b"x-frame-options", b"DENY"),
-    (b"referrer-policy", b"no-referrer"),
-]
-
 
 class Console:
     """The console's state, owned by the web server's loop: logins, the table being dealt (which
@@ -298,25 +290,6 @@ async def _unprocessable(request: Request, exc: Exception) -> Response:
     return JSONResponse({"reason": exc.reason, "rule": None}, status_code=422)
 
 
-class SecurityHeaders:
-    """Every answer says: scripts and styles from this origin only, never in a frame, no referrer."""
-
-    def __init__(self, app: ASGIApp):
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-
-        async def with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                message["headers"] = list(message.get("headers", [])) + _HEADERS
-            await send(message)
-
-        await self.app(scope, receive, with_headers)
-
-
 def build_app(console: Console, names: HostNames, networks: Iterable[Network] = ()) -> ASGIApp:
     """The console as an ASGI app: only loopback and ``networks`` may connect, and only by one of
     ``names`` (:mod:`controller.web.hosts`: no other site's page reaches it by DNS rebinding)."""
@@ -344,4 +317,4 @@ def build_app(console: Console, names: HostNames, networks: Iterable[Network] = 
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(routes=routes, exception_handlers={_Unprocessable: _unprocessable, Denied: denied_response})
-    return AllowedPeers(SecurityHeaders(AllowedHosts(app, names, setting="[console] hosts")), networks)
+    return SecurityHeaders(AllowedPeers(AllowedHosts(app, names, setting="[console] hosts"), networks))

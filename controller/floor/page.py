@@ -7,7 +7,8 @@ the page unable to change anything. It uses the table console's web stack and lo
 (``dicetable-floor``), the rate-limited login, and server-sent events. Every user of the file may
 look (the page changes nothing); off loopback it serves only with TLS.
 
-- ``GET /`` -- the page (``static/floor.html``: plain HTML, CSS and JavaScript).
+- ``GET /`` -- the page (``static/floor.html``, its style and script in ``/static/floor.css`` and
+  ``/static/floor.js``: nothing inline, so the Content-Security-Policy allows this origin's files only).
 - ``POST /api/login``, ``POST /api/logout``, ``GET /api/whoami`` -- :class:`controller.web.auth.Auth`.
 - ``GET /api/floor`` -- the floor now (:func:`floor_view`); ``GET /api/events`` -- the same, pushed
   when it changes (``floor``), and each alert as it is raised (``alert``).
@@ -127,10 +128,12 @@ def build_app(db: Path | str, users: Any, *, networks: tuple[Any, ...] = (), lis
     from starlette.applications import Starlette
     from starlette.requests import Request
     from starlette.responses import FileResponse, JSONResponse, Response
-    from starlette.routing import Route
+    from starlette.routing import Mount, Route
+    from starlette.staticfiles import StaticFiles
 
     from controller.web.access import AllowedPeers
     from controller.web.auth import Auth, Denied, denied_response
+    from controller.web.headers import SecurityHeaders
     from controller.web.hosts import AllowedHosts, HostNames
     from controller.web.push import Broadcast, sse
 
@@ -164,9 +167,10 @@ def build_app(db: Path | str, users: Any, *, networks: tuple[Any, ...] = (), lis
         Route("/api/floor", floor),
         Route("/api/events", stream),
         Route("/api/tables/{table}", history),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ], exception_handlers={Denied: denied_response})
-    return AllowedPeers(AllowedHosts(app, HostNames(listen_host, hosts), setting="dicetable floor --hosts"),
-                        networks), events, store
+    guarded = AllowedPeers(AllowedHosts(app, HostNames(listen_host, hosts), setting="dicetable floor --hosts"), networks)
+    return SecurityHeaders(guarded), events, store
 
 
 def _open_store(db: Path | str) -> FloorStore:
