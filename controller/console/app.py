@@ -17,6 +17,8 @@ state it shows is built in :mod:`controller.console.views` from what the table s
 - ``POST /api/verify`` -- any user: check the journal's chain now (202).
 - ``GET /api/board``, ``GET /api/board/events`` (server-sent ``board`` events) -- no login.
 - ``/``, ``/login``, ``/dealer``, ``/pit``, ``/board`` -- the pages; ``/static/...`` their files.
+- Any other path: 404 ``{"reason"}``; a method a path does not take: 405 ``{"reason"}`` (``rule``
+  null on the dealer's inputs), after the 401 of a path that needs a session.
 """
 from __future__ import annotations
 
@@ -28,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
@@ -37,6 +40,7 @@ from starlette.types import ASGIApp
 from controller.console.link import NotTaken, TableLink
 from controller.web.access import AllowedPeers, Network
 from controller.web.auth import Auth, Denied, denied_response, read_body
+from controller.web.errors import http_errors
 from controller.web.headers import SecurityHeaders
 from controller.web.hosts import AllowedHosts, HostNames
 from controller.web.push import Broadcast, sse
@@ -57,6 +61,10 @@ BETS, REMOVALS = ("bet",), ("remove",)
 ACTIONS = ("lock", "confirm", "void", "manual", "next_shooter")
 #: Fields of a request the console sets itself, whatever the browser sent.
 OURS = ("user", "via")
+#: The paths anyone may use; every other needs a session (401 before anything else, a wrong method too).
+PUBLIC = ("/healthz", "/api/login", "/api/board", "/api/board/events", "/login", "/board")
+#: The paths whose refusals carry ``rule`` (null for any but the engine's): a wrong method's too.
+WITH_RULE = ("/api/bets", "/api/remove", "/api/actions")
 
 class Console:
     """The console's state, owned by the web server's loop: logins, the table being dealt (which
@@ -316,5 +324,7 @@ def build_app(console: Console, names: HostNames, networks: Iterable[Network] = 
         Route("/pit", console.page("pit")),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes, exception_handlers={_Unprocessable: _unprocessable, Denied: denied_response})
+    errors = http_errors(auth, public=PUBLIC, public_prefixes=("/static/",), with_rule=WITH_RULE)
+    app = Starlette(routes=routes, exception_handlers={_Unprocessable: _unprocessable, Denied: denied_response,
+                                                      HTTPException: errors})
     return SecurityHeaders(AllowedPeers(AllowedHosts(app, names, setting="[console] hosts"), networks))

@@ -13,6 +13,8 @@ look (the page changes nothing); off loopback it serves only with TLS.
 - ``GET /api/floor`` -- the floor now (:func:`floor_view`); ``GET /api/events`` -- the same, pushed
   when it changes (``floor``), and each alert as it is raised (``alert``).
 - ``GET /api/tables/{table}`` -- a table's journals and its last rows (:func:`table_history`).
+- Any other path: 404 ``{"reason"}``; a method a path does not take: 405 ``{"reason"}``, after the
+  401 of a path that needs a session.
 """
 from __future__ import annotations
 
@@ -132,7 +134,10 @@ def build_app(db: Path | str, users: Any, *, networks: tuple[Any, ...] = (), lis
     from starlette.staticfiles import StaticFiles
 
     from controller.web.access import AllowedPeers
+    from starlette.exceptions import HTTPException
+
     from controller.web.auth import Auth, Denied, denied_response
+    from controller.web.errors import http_errors
     from controller.web.headers import SecurityHeaders
     from controller.web.hosts import AllowedHosts, HostNames
     from controller.web.push import Broadcast, sse
@@ -168,7 +173,8 @@ def build_app(db: Path | str, users: Any, *, networks: tuple[Any, ...] = (), lis
         Route("/api/events", stream),
         Route("/api/tables/{table}", history),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
-    ], exception_handlers={Denied: denied_response})
+    ], exception_handlers={Denied: denied_response,
+                           HTTPException: http_errors(auth, public=("/", "/api/login"), public_prefixes=("/static/",))})
     guarded = AllowedPeers(AllowedHosts(app, HostNames(listen_host, hosts), setting="dicetable floor --hosts"), networks)
     return SecurityHeaders(guarded), events, store
 

@@ -67,6 +67,34 @@ def test_a_loopback_peer_is_limited_by_its_own_address_whatever_it_forwards(cons
         assert answer.status_code == 429
 
 
+def test_a_wrong_method_or_path_is_answered_in_json_after_the_login_check(console_table):
+    table = console_table()
+    with table.client() as anonymous, table.client("dana") as dealer:
+        for client in (anonymous, dealer):
+            for path in ("/api/nope", "/nope", "/static/missing.js", "/frames/"):
+                answer = client.get(path)
+                assert answer.status_code == 404 and answer.json() == {"reason": f"no such path: {path}"}, path
+        # A path that needs a session: 401 before anything else, the wrong method included.
+        for method, path in (("GET", "/api/bets"), ("DELETE", "/api/state"), ("GET", "/api/logout"),
+                             ("PUT", "/api/actions")):
+            answer = anonymous.request(method, path)
+            assert answer.status_code == 401 and answer.json() == {"reason": "log in first"}, (method, path)
+        # With a session, the method is named; the dealer's inputs carry rule null, as their refusals do.
+        for method, path in (("GET", "/api/bets"), ("GET", "/api/remove"), ("PUT", "/api/actions")):
+            answer = dealer.request(method, path)
+            assert answer.status_code == 405 and answer.headers["allow"] == "POST", (method, path)
+            assert answer.json() == {"reason": f"{path} does not take {method} (it takes POST)", "rule": None}
+        answer = dealer.delete("/api/state")
+        assert answer.status_code == 405 and answer.json() == {"reason": "/api/state does not take DELETE "
+                                                                         "(it takes GET, HEAD)"}
+        # Anyone may use a public path: its wrong method is said at once.
+        for method, path in (("POST", "/api/board"), ("POST", "/healthz"), ("GET", "/api/login"),
+                             ("POST", "/static/console.css")):
+            answer = anonymous.request(method, path)
+            assert answer.status_code == 405 and set(answer.json()) == {"reason"}, (method, path)
+        assert len(rows(table)) == 1  # nothing reached the table
+
+
 def test_the_state_has_the_table_being_dealt(console_table):
     table = console_table()
     with table.client() as anonymous:

@@ -114,6 +114,24 @@ def test_the_login_limit_believes_x_forwarded_for_from_the_proxies_named_only(tm
         store.close()
 
 
+def test_a_wrong_method_or_path_is_answered_in_json_after_the_login_check(tmp_path, users):
+    from controller.web.users import UsersFile
+
+    _floor(tmp_path).close()
+    app, _, store = build_app(tmp_path / "floor.sqlite3", UsersFile(users))
+    with TestClient(app, base_url="http://127.0.0.1", client=("127.0.0.1", 40000)) as client:
+        assert client.get("/api/nope").status_code == 404
+        assert client.get("/api/nope").json() == {"reason": "no such path: /api/nope"}
+        answer = client.post("/api/floor")
+        assert answer.status_code == 401 and answer.json() == {"reason": "log in first"}
+        answer = client.post("/")
+        assert answer.status_code == 405 and "does not take POST" in answer.json()["reason"]
+        assert _login(client).status_code == 200
+        answer = client.post("/api/floor")
+        assert answer.status_code == 405 and answer.json() == {"reason": "/api/floor does not take POST (it takes GET, HEAD)"}
+    store.close()
+
+
 def test_a_table_quiet_too_long_while_online_is_shown_silent(tmp_path):
     from datetime import datetime, timedelta, timezone
 
