@@ -33,6 +33,8 @@ def http_errors(auth: Auth, *, public: Collection[str], public_prefixes: Collect
         if exc.status_code == 404:
             status, reason = 404, f"no such path: {path}"
         elif exc.status_code == 405:
+            if "Allow" in headers:  # Starlette's comes from a set: the same order at every start
+                headers["Allow"] = ", ".join(sorted(m.strip() for m in headers["Allow"].split(",")))
             status, reason = 405, f"{path} does not take {request.method} (it takes {headers.get('Allow', 'another')})"
             if protected:
                 try:
