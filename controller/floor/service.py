@@ -35,8 +35,8 @@ from controller.floor.backends import describe, is_url
 from controller.floor.broker import BrokerSettings, SessionWatch, connect, describe_takeover, make_client
 from controller.floor.judge import Verdict
 from controller.floor.store import Alert, FloorStore, FloorStoreError
-from controller.floor.topics import (FLOOR_SUBSCRIPTIONS, Ack, PayloadError, ack_topic, parse_status,
-                                     parse_table_topic)
+from controller.floor.topics import (FLOOR_SUBSCRIPTIONS, MAX_BYTES, Ack, PayloadError, TableTopic, ack_topic,
+                                     parse_status, parse_table_topic, size_limit)
 
 log = logging.getLogger(__name__)
 
@@ -58,9 +58,13 @@ def floor_client_id(db: Path | str, host: str | None = None) -> str:
 
 @dataclass(frozen=True)
 class Message:
+    """A message as the store thread takes it; one over its topic's :func:`size_limit` comes
+    without its payload (``size`` says how large it was)."""
+
     topic: str
     payload: bytes
     retained: bool
+    size: int = 0
 
 
 class FloorService:
@@ -86,6 +90,7 @@ class FloorService:
         self._failure: BaseException | None = None
         self._stopping = False
         self._session = SessionWatch(clock)
+        self._oversized: set[tuple[str, str]] = set()  # (table, kind) whose last message was too large
         self.stored = 0
         """Rows stored since the start (the bench reads it)."""
 
@@ -148,7 +153,11 @@ class FloorService:
         self._connected.clear()
 
     def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
-        self._inbox.put(Message(message.topic, bytes(message.payload), bool(message.retain)))
+        payload = bytes(message.payload)
+        size = len(payload)
+        if size > size_limit(message.topic):
+            payload = b""  # refused unread in the store thread; not held meanwhile
+        self._inbox.put(Message(message.topic, payload, bool(message.retain), size))
 
     # -- the store thread --------------------------------------------------------------------
 
@@ -201,6 +210,21 @@ class FloorService:
             if self._on_alert is not None:
                 self._on_alert(alert)
 
+    def _refuse_oversized(self, store: FloorStore, where: TableTopic, size: int, alerts: list[Alert]) -> None:
+        """A table's message over its topic's limit: a row raises an alert (the copy cannot go on
+        past a row it never took); a status or online word is logged once, until one fits."""
+        what = (f"{'an' if where.kind == 'online' else 'a'} {where.kind} message of {size} bytes, over the "
+                f"{MAX_BYTES[where.kind]} the floor takes")
+        if where.kind == "row":
+            assert where.journal is not None
+            alert = store.refuse_unread(where.table, where.journal, "oversized", f"{what}: refused unread")
+            if alert is not None:
+                alerts.append(alert)
+            return
+        if (where.table, where.kind) not in self._oversized:
+            self._oversized.add((where.table, where.kind))
+            log.error("floor: table %s: refused %s, unread (said once until one fits)", where.table, what)
+
     def _one(self, store: FloorStore, message: Message, acks: dict[str, Ack], alerts: list[Alert]) -> None:
         try:
             where = parse_table_topic(message.topic)
@@ -208,6 +232,10 @@ class FloorService:
             log.warning("floor: ignored a message on %s", message.topic)
             return
         table = where.table
+        if message.size > MAX_BYTES[where.kind]:
+            self._refuse_oversized(store, where, message.size, alerts)
+            return
+        self._oversized.discard((table, where.kind))
         if where.kind == "online":
             store.set_online(table, message.payload.decode("utf-8", errors="replace"))
             return
