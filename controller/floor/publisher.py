@@ -35,8 +35,8 @@ from typing import Any, Callable
 from controller.floor.broker import (BrokerSettings, SessionWatch, connect, describe_takeover, make_client,
                                      table_client_id)
 from controller.floor.cursor import Cursor, read_cursor, write_cursor
-from controller.floor.topics import (OFFLINE, ONLINE, Ack, PayloadError, ack_topic, online_topic, row_topic,
-                                     status_payload, status_topic)
+from controller.floor.topics import (MAX_BYTES, OFFLINE, ONLINE, Ack, PayloadError, ack_topic, online_topic,
+                                     row_topic, status_payload, status_topic)
 from controller.journal import Entry, Journal, JournalError, export_line
 from controller.journal.store import utc_now
 
@@ -112,6 +112,7 @@ class FloorPublisher:
         self._thread: threading.Thread | None = None
         self._quiet = False  # a journal that cannot be read is logged once per outage
         self._told: set[int] = set()  # rows the floor's copy disagrees with, logged once each
+        self._too_large: set[int] = set()  # rows over the floor's limit, logged once each
         self._session = SessionWatch(clock)
 
     # -- the table's side: start, wake, close; none of them waits for the network but close ----
@@ -196,9 +197,12 @@ class FloorPublisher:
         kind, times = self._session.lost(reason)
         if kind != SessionWatch.LOST:
             if times:
+                also = (" Or a row larger than the broker takes (its max_packet_size), which it closes the connection "
+                        "for?" if kind == SessionWatch.FLAPPING else "")
                 log.error("floor: table %s: %s: is another table configured with table_id %s? Each table needs its "
-                          "own; reconnecting", self.table_id,
-                          describe_takeover(kind, self.broker, table_client_id(self.table_id), times), self.table_id)
+                          "own.%s Reconnecting", self.table_id,
+                          describe_takeover(kind, self.broker, table_client_id(self.table_id), times), self.table_id,
+                          also)
         elif was and not self._stopping:
             log.warning("floor: table %s lost the broker %s (%s); the rows wait in the journal", self.table_id,
                         self.broker.url, reason)
@@ -293,7 +297,13 @@ class FloorPublisher:
         self._save_cursor()
         rows = self._read(sent, min(CHUNK, limit - sent)) if connected and sent < limit else []
         for entry in rows:
-            self._client.publish(row_topic(self.table_id, self._journal_id), export_line(entry), qos=1)
+            line = export_line(entry)
+            if len(line.encode()) > MAX_BYTES["row"] and entry.seq not in self._too_large:
+                self._too_large.add(entry.seq)
+                log.error("floor: table %s: row %d is %d bytes, over the %d the floor takes: the floor will refuse it "
+                          "with an alert, and take no row after it", self.table_id, entry.seq, len(line.encode()),
+                          MAX_BYTES["row"])
+            self._client.publish(row_topic(self.table_id, self._journal_id), line, qos=1)
         if not connected:
             self._follow_head()
             return False

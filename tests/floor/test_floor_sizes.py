@@ -88,3 +88,23 @@ def test_a_row_too_large_raises_an_alert_and_check_names_it(tmp_path, broker, ca
     assert main(["floor", "--db", str(db), "check"]) == 1
     said = capsys.readouterr()
     assert "table craps-2" in said.err and "oversized" in said.err, said.err
+
+
+def test_a_table_that_journaled_a_row_too_large_says_so_and_the_floor_names_it(tmp_path, broker, caplog):
+    caplog.set_level(logging.ERROR)
+    db = tmp_path / "floor.sqlite3"
+    floor = start_floor(db, broker)
+    table = Table(tmp_path / "t1", "craps-1", broker)
+    try:
+        table.bets(2)
+        wait_until(floor_holds(db, table.state_dir, "craps-1"), what="the floor's copy")
+        table.journal.append({"event": "bet", "seat": "A", "bet": "pass", "amount": 100,
+                              "note": "x" * MAX_BYTES["row"]})
+        table.publisher.wake()
+        wait_until(lambda: bool(floor_alerts(db)), what="the floor's alert")
+        [alert] = floor_alerts(db)
+        assert (alert.table, alert.kind) == ("craps-1", "oversized")
+        assert "floor: table craps-1: row 4 is" in caplog.text and "the floor will refuse it" in caplog.text
+    finally:
+        table.close(drain_s=0)
+        floor.stop()
