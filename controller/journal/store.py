@@ -139,13 +139,8 @@ class Journal:
         """The last row a writer committed here, as its mark said when this journal was opened."""
         self._db = self._open_reader() if readonly else self._open_writer()
         self._tail: tuple[int, str] | None = None
-        if self._marker is not None:  # a journal from before marks is marked from now on
-            try:
-                seq, digest = self._last()
-            except JournalError:  # damaged: verify names where, and no mark is made of it
-                seq, digest = 0, GENESIS
-            if seq:
-                self._marker.write(Mark(seq, digest))
+        if not readonly:
+            self._start_marking()
 
     def _open_writer(self) -> sqlite3.Connection:
         """Take the lock, open the file in rollback-journal mode (a new one gets the schema; one left
@@ -172,7 +167,6 @@ class Journal:
                 db.execute("PRAGMA synchronous=FULL")
                 if db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0] == 0:
                     db.executescript(f"BEGIN IMMEDIATE; {SCHEMA} COMMIT;")
-                self._marker = MarkWriter(self.path, self.committed)
             except BaseException:
                 db.close()
                 raise
@@ -183,6 +177,20 @@ class Journal:
             self._lock.release()
             raise
         return db
+
+    def _start_marking(self) -> None:
+        """Mark the last row from now on, once the journal holds the row its mark names (a journal
+        from before marks is marked at once). One that does not (cut short, another journal, damaged)
+        gets no mark: rewriting it would turn this start's refusal into the next start's acceptance."""
+        try:
+            if self.cut_short() is not None:
+                return
+            seq, digest = self._last()
+        except JournalError:  # damaged: verify names where, and no mark is made of it
+            return
+        self._marker = MarkWriter(self.path)
+        if seq:
+            self._marker.write(Mark(seq, digest))
 
     def _refuse_to_start_over(self) -> None:
         """A new journal must not begin where one was: a ``-wal`` holding rows of a journal whose file
