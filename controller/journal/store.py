@@ -40,7 +40,7 @@ from controller.journal.chain import GENESIS, canonical_json, entry_hash
 from controller.journal.errors import JournalError, JournalUnreadable, read_error, unreadable
 from controller.journal.lock import TABLE, WriterLock
 from controller.journal.mark import Mark, MarkWriter, mark_path, read_mark
-from controller.journal.paths import JOURNAL_FILE, beside, log_holds_rows, no_journal, unwritable
+from controller.journal.paths import JOURNAL_FILE, beside, log_holds_rows, no_journal, sync_folder, unwritable
 
 INPUT = "input"
 EFFECT = "effect"
@@ -156,7 +156,8 @@ class Journal:
         except OSError as exc:
             raise self._cannot_open(exc) from exc
         try:
-            if not self.path.exists():
+            new = not self.path.exists()
+            if new:
                 self._refuse_to_start_over()
             db = sqlite3.connect(self.path, isolation_level=None, timeout=BUSY_WAIT_S)
             try:
@@ -167,6 +168,8 @@ class Journal:
                 db.execute("PRAGMA synchronous=FULL")
                 if db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0] == 0:
                     db.executescript(f"BEGIN IMMEDIATE; {SCHEMA} COMMIT;")
+                if new:  # SQLite syncs the file at each commit, never the folder's entry for it
+                    sync_folder(self.path.parent)
             except BaseException:
                 db.close()
                 raise
