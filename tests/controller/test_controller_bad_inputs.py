@@ -138,3 +138,20 @@ def test_a_read_whose_confidence_is_no_probability_is_refused(confidence):
     locked = step(new_table("craps", CONFIG), {"event": "lock"}).state
     done = step(locked, {"event": "read", "status": "uncertain", "dice": [3, 4], "confidence": confidence})
     assert not done.accepted and "confidence must be a number from 0 to 1" in done.effects[0]["reason"]
+
+
+def test_an_event_nested_as_deep_as_the_parser_goes_neither_stops_the_table_nor_its_recovery(tmp_path):
+    """How deep the parser went depended on the stack where it ran: an event parsed near its limit
+    could stop the table where it was logged, and its every recovery after that."""
+    deep = {"event": "bet", "seat": "A", "bet": "pass", "amount": 500, "x": json.loads("[" * 900 + "]" * 900)}
+    _, (step_,) = submit_all(tmp_path, deep)
+    assert not step_.accepted and "nested too deeply (more than 32 levels)" in step_.effects[0]["reason"]
+
+    def recovered_from_deep_in_the_stack(frames: int):
+        return recovered_from_deep_in_the_stack(frames - 1) if frames else reopen(tmp_path)
+
+    assert recovered_from_deep_in_the_stack(200) == new_table("craps", CONFIG)
+    with Journal.open(tmp_path, readonly=True) as journal:
+        assert journal.last_entry() is not None
+        (row,) = [e for e in journal.entries() if e.kind == INPUT and e.event.get("event") == "malformed"]
+        assert "'seat': 'A'" in row.event["line"] and "[[...]]" in row.event["line"]  # a brief copy
