@@ -155,3 +155,27 @@ def test_an_event_nested_as_deep_as_the_parser_goes_neither_stops_the_table_nor_
         assert journal.last_entry() is not None
         (row,) = [e for e in journal.entries() if e.kind == INPUT and e.event.get("event") == "malformed"]
         assert "'seat': 'A'" in row.event["line"] and "[[...]]" in row.event["line"]  # a brief copy
+
+
+def test_a_long_event_stream_is_read_only_as_far_ahead_of_the_table_as_a_bound(tmp_path):
+    """The reader parses far faster than the table commits: unbounded, a file of a million lines
+    waited whole in memory."""
+    import threading
+    import time
+
+    from controller.app import STREAM_AHEAD
+
+    lines = [dict(PASS, n=n) for n in range(STREAM_AHEAD * 4)]
+    inputs: queue.Queue = queue.Queue()
+    stream = io.StringIO("".join(json.dumps(line) + "\n" for line in lines))
+    reader = threading.Thread(target=read_events, args=(stream, inputs), kwargs={"end_with_none": True}, daemon=True)
+    reader.start()
+    deadline = time.monotonic() + 10
+    while inputs.qsize() < STREAM_AHEAD and time.monotonic() < deadline:
+        time.sleep(0.01)
+    reader.join(0.2)
+    assert reader.is_alive() and inputs.qsize() == STREAM_AHEAD  # waiting for the table
+    taken = []
+    while (item := inputs.get(timeout=10)) is not None:
+        taken.append(item["n"])
+    assert taken == list(range(len(lines)))  # every line, in order, once the table takes them
