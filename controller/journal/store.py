@@ -214,10 +214,11 @@ class Journal:
     def _open_reader(self) -> sqlite3.Connection:
         """Open the file read-only, beside a running writer.
 
-        SQLite needs the ``-shm`` file to read a WAL journal, and creates it if it is missing: in a
-        folder this user cannot write (read-only media, another user's folder) it cannot. If no rows
-        wait in a ``-wal`` there, the file alone is the whole journal and no writer is at work (a
-        writer's appends go to the ``-wal``), so it is read as ``immutable``, which needs no ``-shm``
+        A journal still in the WAL mode of an earlier version (no table has started on it since)
+        needs its ``-shm`` file to be read, which SQLite creates if it is missing: in a folder this
+        user cannot write (read-only media, another user's folder) it cannot. If no rows wait in a
+        ``-wal`` there, the file alone is the whole journal and no writer is at work (a table's
+        writer would have left WAL mode), so it is read as ``immutable``, which needs no ``-shm``
         and creates nothing. A file that is damaged is opened all the same: every read then names
         the damage, so ``verify`` reports the row where it begins."""
         if not self.path.exists():
