@@ -77,7 +77,8 @@ DEFAULTS: dict[str, Any] = {
         "spin_seconds": 3.0,
     },
     # The web console (controller/web/settings.py checks these): "" listens nowhere.
-    "console": {"listen": "", "users": "users", "certificate": "", "key": "", "networks": []},
+    "console": {"listen": "", "users": "users", "certificate": "", "key": "", "networks": [], "hosts": [],
+                "trusted_proxies": []},
     # Empty broker: no floor. Otherwise every journal row goes to this MQTT broker as table_id
     # (controller/floor, docs/floor.md).
     "floor": {"broker": "", "table_id": "", "username": "", "password_file": "", "cafile": ""},

@@ -17,6 +17,8 @@ state it shows is built in :mod:`controller.console.views` from what the table s
 - ``POST /api/verify`` -- any user: check the journal's chain now (202).
 - ``GET /api/board``, ``GET /api/board/events`` (server-sent ``board`` events) -- no login.
 - ``/``, ``/login``, ``/dealer``, ``/pit``, ``/board`` -- the pages; ``/static/...`` their files.
+- Any other path: 404 ``{"reason"}``; a method a path does not take: 405 ``{"reason"}`` (``rule``
+  null on the dealer's inputs), after the 401 of a path that needs a session.
 """
 from __future__ import annotations
 
@@ -28,15 +30,19 @@ from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp
 
 from controller.console.link import NotTaken, TableLink
 from controller.web.access import AllowedPeers, Network
 from controller.web.auth import Auth, Denied, denied_response, read_body
+from controller.web.errors import http_errors
+from controller.web.headers import SecurityHeaders
+from controller.web.hosts import AllowedHosts, HostNames
 from controller.web.push import Broadcast, sse
 from controller.web.users import Users
 
@@ -55,22 +61,17 @@ BETS, REMOVALS = ("bet",), ("remove",)
 ACTIONS = ("lock", "confirm", "void", "manual", "next_shooter")
 #: Fields of a request the console sets itself, whatever the browser sent.
 OURS = ("user", "via")
-
-_HEADERS = [
-    (b"content-security-policy", (b"default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
-                                  b"connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")),
-    (b"x-content-type-options", b"nosniff"),
-    (b"x-frame-options", b"DENY"),
-    (b"referrer-policy", b"no-referrer"),
-]
-
+#: The paths anyone may use; every other needs a session (401 before anything else, a wrong method too).
+PUBLIC = ("/healthz", "/api/login", "/api/board", "/api/board/events", "/login", "/board")
+#: The paths whose refusals carry ``rule`` (null for any but the engine's): a wrong method's too.
+WITH_RULE = ("/api/bets", "/api/remove", "/api/actions")
 
 class Console:
     """The console's state, owned by the web server's loop: logins, the table being dealt (which
     the demo changes between games), and the two channels of updates (logged-in pages, the board)."""
 
-    def __init__(self, users: Users, *, demo: bool = False):
-        self.auth = Auth(users, cookie=COOKIE)
+    def __init__(self, users: Users, *, demo: bool = False, proxies: Iterable[Network] = ()):
+        self.auth = Auth(users, cookie=COOKIE, proxies=proxies)
         self.demo = demo
         self.updates = Broadcast()
         self.board = Broadcast()
@@ -297,27 +298,9 @@ async def _unprocessable(request: Request, exc: Exception) -> Response:
     return JSONResponse({"reason": exc.reason, "rule": None}, status_code=422)
 
 
-class SecurityHeaders:
-    """Every answer says: scripts and styles from this origin only, never in a frame, no referrer."""
-
-    def __init__(self, app: ASGIApp):
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-
-        async def with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                message["headers"] = list(message.get("headers", [])) + _HEADERS
-            await send(message)
-
-        await self.app(scope, receive, with_headers)
-
-
-def build_app(console: Console, networks: Iterable[Network] = ()) -> ASGIApp:
-    """The console as an ASGI app: only loopback and ``networks`` may connect."""
+def build_app(console: Console, names: HostNames, networks: Iterable[Network] = ()) -> ASGIApp:
+    """The console as an ASGI app: only loopback and ``networks`` may connect, and only by one of
+    ``names`` (:mod:`controller.web.hosts`: no other site's page reaches it by DNS rebinding)."""
     auth = console.auth
     routes = [
         Route("/healthz", console.healthz),
@@ -341,5 +324,7 @@ def build_app(console: Console, networks: Iterable[Network] = ()) -> ASGIApp:
         Route("/pit", console.page("pit")),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes, exception_handlers={_Unprocessable: _unprocessable, Denied: denied_response})
-    return AllowedPeers(SecurityHeaders(app), networks)
+    errors = http_errors(auth, public=PUBLIC, public_prefixes=("/static/",), with_rule=WITH_RULE)
+    app = Starlette(routes=routes, exception_handlers={_Unprocessable: _unprocessable, Denied: denied_response,
+                                                      HTTPException: errors})
+    return SecurityHeaders(AllowedPeers(AllowedHosts(app, names, setting="[console] hosts"), networks))

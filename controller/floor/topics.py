@@ -56,6 +56,23 @@ def ack_topic(table: str) -> str:
     return f"{ROOT}/floor/ack/{table}"
 
 
+#: The largest message the floor takes on each kind of a table's topic, in bytes. A journal row is
+#: about 450 bytes (a read, with each die's box, about 1 KiB; a table's input line at most 64 KiB);
+#: a status about 400; the online word 7. What is larger is refused unread, so that one table (or
+#: whoever has its broker login) cannot fill the floor's memory, database or pages: a row with an
+#: alert (``oversized``), a status or online word with an error in the log, once until one fits.
+#: The broker's own limit (docs/floor.md, "The broker") stays above these.
+MAX_BYTES = {"row": 256 * 1024, "status": 16 * 1024, "online": 64}
+
+
+def size_limit(topic: str) -> int:
+    """The largest message the floor takes on ``topic`` (:data:`MAX_BYTES`; any other topic: the largest)."""
+    try:
+        return MAX_BYTES[parse_table_topic(topic).kind]
+    except PayloadError:
+        return max(MAX_BYTES.values())
+
+
 #: What the floor subscribes to.
 FLOOR_SUBSCRIPTIONS = (f"{ROOT}/table/+/row/+", f"{ROOT}/table/+/status", f"{ROOT}/table/+/online")
 

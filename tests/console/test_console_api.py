@@ -36,6 +36,65 @@ def test_healthz_answers_without_a_login(console_table):
         assert answer.status_code == 200 and answer.json()["ok"] is True and answer.json()["game"] == "craps"
 
 
+def test_another_sites_name_resolved_to_this_machine_reaches_nothing(console_table):
+    """DNS rebinding: a page of evil.example, its name made to resolve to 127.0.0.1, would be the
+    console's own origin to the browser; the name it sends in Host gives it away."""
+    table = console_table()
+    port = table.url.rsplit(":", 1)[1]
+    with table.client() as c:
+        for path in ("/board", "/api/board", "/healthz"):
+            answer = c.get(path, headers={"Host": f"evil.example:{port}"})
+            assert answer.status_code == 421, path
+            assert "'evil.example'" in answer.json()["reason"] and "[console] hosts" in answer.json()["reason"]
+        answer = c.post("/api/login", json={"user": "dana", "password": "dana-pass"},
+                        headers={"Host": f"evil.example:{port}"})
+        assert answer.status_code == 421 and "set-cookie" not in answer.headers
+        for host in (f"localhost:{port}", f"127.0.0.1:{port}", f"[::1]:{port}"):
+            assert c.get("/api/board", headers={"Host": host}).status_code == 200, host
+
+
+def test_a_loopback_peer_is_limited_by_its_own_address_whatever_it_forwards(console_table):
+    """No proxy is trusted unless the configuration names one: a program on the machine cannot
+    guess the demo's or a user's password by naming a new address at every try."""
+    table = console_table()
+    with table.client() as c:
+        for attempt in range(5):
+            answer = c.post("/api/login", json={"user": "dana", "password": f"guess-{attempt}"},
+                            headers={"X-Forwarded-For": f"203.0.113.{attempt}"})
+            assert answer.status_code == 401
+        answer = c.post("/api/login", json={"user": "pete", "password": "pete-pass"},
+                        headers={"X-Forwarded-For": "203.0.113.200"})
+        assert answer.status_code == 429
+
+
+def test_a_wrong_method_or_path_is_answered_in_json_after_the_login_check(console_table):
+    table = console_table()
+    with table.client() as anonymous, table.client("dana") as dealer:
+        for client in (anonymous, dealer):
+            for path in ("/api/nope", "/nope", "/static/missing.js", "/frames/"):
+                answer = client.get(path)
+                assert answer.status_code == 404 and answer.json() == {"reason": f"no such path: {path}"}, path
+        # A path that needs a session: 401 before anything else, the wrong method included.
+        for method, path in (("GET", "/api/bets"), ("DELETE", "/api/state"), ("GET", "/api/logout"),
+                             ("PUT", "/api/actions")):
+            answer = anonymous.request(method, path)
+            assert answer.status_code == 401 and answer.json() == {"reason": "log in first"}, (method, path)
+        # With a session, the method is named; the dealer's inputs carry rule null, as their refusals do.
+        for method, path in (("GET", "/api/bets"), ("GET", "/api/remove"), ("PUT", "/api/actions")):
+            answer = dealer.request(method, path)
+            assert answer.status_code == 405 and answer.headers["allow"] == "POST", (method, path)
+            assert answer.json() == {"reason": f"{path} does not take {method} (it takes POST)", "rule": None}
+        answer = dealer.delete("/api/state")
+        assert answer.status_code == 405 and answer.json() == {"reason": "/api/state does not take DELETE "
+                                                                         "(it takes GET, HEAD)"}
+        # Anyone may use a public path: its wrong method is said at once.
+        for method, path in (("POST", "/api/board"), ("POST", "/healthz"), ("GET", "/api/login"),
+                             ("POST", "/static/console.css")):
+            answer = anonymous.request(method, path)
+            assert answer.status_code == 405 and set(answer.json()) == {"reason"}, (method, path)
+        assert len(rows(table)) == 1  # nothing reached the table
+
+
 def test_the_state_has_the_table_being_dealt(console_table):
     table = console_table()
     with table.client() as anonymous:

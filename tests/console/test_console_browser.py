@@ -77,12 +77,22 @@ def browser():
         chromium.close()
 
 
+#: Run in every page before its own scripts: each Content-Security-Policy violation is kept.
+WATCH_CSP = ("document.addEventListener('securitypolicyviolation', (e) => "
+             "(window.cspViolations = window.cspViolations || []).push(`${e.violatedDirective} ${e.blockedURI}`))")
+
+
 def page_for(browser, url: str, user: str | None = None, password: str | None = None, viewport=VIEWPORT):
-    """A new browser context (its own cookies), logged in when ``user`` is given."""
+    """A new browser context (its own cookies), logged in when ``user`` is given. ``page.errors``
+    collects the page's uncaught errors and everything the browser refused under the
+    Content-Security-Policy (:func:`refused`)."""
     context = browser.new_context(viewport=viewport)
+    context.add_init_script(WATCH_CSP)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda message: errors.append(message.text)
+            if message.type == "error" and "Content Security Policy" in message.text else None)
     page.errors = errors
     if user is not None:
         page.goto(f"{url}/login")
@@ -91,6 +101,11 @@ def page_for(browser, url: str, user: str | None = None, password: str | None = 
         page.click("button[type=submit]")
         page.wait_for_url(re.compile(r"/(dealer|pit)$"))
     return page
+
+
+def refused(page) -> list[str]:
+    """What the page's browser refused under its Content-Security-Policy, and its errors."""
+    return page.errors + page.evaluate("window.cspViolations || []")
 
 
 def settles_of(journal_dir: Path, roll_seq: int) -> list[dict]:
@@ -116,7 +131,7 @@ def test_a_wrong_password_is_refused(demo, browser, shots):
     assert page.locator("#error").inner_text() == "wrong user name or password"
     assert page.url.endswith("/login")
     page.screenshot(path=str(shots / "console-login.png"))
-    assert page.errors == []
+    assert refused(page) == []
 
 
 def test_a_dealer_bets_for_three_seats_locks_and_pays_what_the_engine_settled(demo, browser, shots):
@@ -184,7 +199,7 @@ def test_a_dealer_bets_for_three_seats_locks_and_pays_what_the_engine_settled(de
                             "|| document.querySelectorAll('.board-roll').length >= 20", arg=[shown_before])
     assert board.locator(".board-roll.latest .dice").get_attribute("data-dice") == dice
     board.screenshot(path=str(shots / "console-board.png"))
-    assert dealer.errors == [] and board.errors == []
+    assert refused(dealer) == [] and refused(board) == []
 
 
 def test_a_pit_user_sees_everything_and_cannot_bet(demo, browser, shots):
@@ -209,4 +224,4 @@ def test_a_pit_user_sees_everything_and_cannot_bet(demo, browser, shots):
     shown = pit.locator("body").inner_text()
     assert "var/craps/journal.sqlite3" in shown and tempfile.gettempdir() not in shown  # no scratch path
     pit.screenshot(path=str(shots / "console-pit.png"), full_page=True)
-    assert pit.errors == []
+    assert refused(pit) == []
