@@ -28,14 +28,12 @@ run: $(STAMP)
 	$(BIN)/dicetable run $(ARGS)
 
 # The floor's tests start their own Mosquitto broker and PostgreSQL server, the console's drive
-# Debian's chromium: install them when missing. Their temporary folders go in memory where the
-# machine has it (/dev/shm): every journal commit waits for three or four disk flushes, which no
-# test needs (they kill processes, they cut no power; the order of the flushes is tested by
-# watching them), and which on a busy disk took half the time of the controller's tests.
-TEST_TMPDIR ?= $(shell [ -d /dev/shm ] && [ -w /dev/shm ] && echo /dev/shm || echo "$${TMPDIR:-/tmp}")
+# Debian's chromium: install them when missing. The tests run under eatmydata where it can be had
+# (scripts/ensure-eatmydata.sh says why): looked up when the recipe runs, after its install.
 test: $(STAMP) chromium
 	sh scripts/ensure-floor-services.sh
-	TMPDIR=$(TEST_TMPDIR) $(BIN)/python -m pytest -q
+	sh scripts/ensure-eatmydata.sh
+	$$(command -v eatmydata || true) $(BIN)/python -m pytest -q
 
 # The console's browser tests drive Debian's chromium: installed here when it is missing.
 chromium:
