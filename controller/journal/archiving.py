@@ -57,10 +57,13 @@ def archive(state_dir: Path | str, to: Path | str) -> Archived:
         raise JournalError(f"cannot archive the journal {source}: {exc}") from exc
     try:
         target, report = _verified_copy(source, Path(to).absolute())
-        # The mark first: a journal left without it starts as it is; a mark left without its journal
-        # stops the next start. Then the file: a -wal left behind alone stops it too, a file would not.
+        # The mark first, on disk before the file goes: a journal left without it starts as it is;
+        # a mark left without its journal stops the next start. Then the file: a -wal left behind
+        # alone stops it too, a file would not.
         try:
-            for path in (mark_path(source), source, *(beside(source, suffix) for suffix in ("-wal", "-shm", "-journal"))):
+            mark_path(source).unlink(missing_ok=True)
+            sync_folder(source.parent)
+            for path in (source, *(beside(source, suffix) for suffix in ("-wal", "-shm", "-journal"))):
                 path.unlink(missing_ok=True)
             sync_folder(source.parent)
         except OSError as exc:
