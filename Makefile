@@ -28,10 +28,12 @@ run: $(STAMP)
 	$(BIN)/dicetable run $(ARGS)
 
 # The floor's tests start their own Mosquitto broker and PostgreSQL server, the console's drive
-# Debian's chromium: install them when missing.
+# Debian's chromium: install them when missing. The tests run under eatmydata where it can be had
+# (scripts/ensure-eatmydata.sh says why): looked up when the recipe runs, after its install.
 test: $(STAMP) chromium
 	sh scripts/ensure-floor-services.sh
-	$(BIN)/python -m pytest -q
+	sh scripts/ensure-eatmydata.sh
+	$$(command -v eatmydata || true) $(BIN)/python -m pytest -q
 
 # The console's browser tests drive Debian's chromium: installed here when it is missing.
 chromium:

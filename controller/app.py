@@ -405,10 +405,17 @@ def streamed_inputs(journal: Journal) -> int:
                if entry.kind == INPUT and entry.event.get(ORIGIN) == STREAM)
 
 
+#: How many inputs may wait on the table's queue before the reader of an event stream reads on: the
+#: table commits each input to disk, the reader parses far faster, and without a bound a file of a
+#: million lines waited whole in memory (about 1 KiB a line).
+STREAM_AHEAD = 256
+
+
 def read_events(stream: Any, inputs: "queue.Queue[Mapping[str, Any] | None]", *, skip: int = 0,
-                end_with_none: bool = False) -> int:
+                end_with_none: bool = False, ahead: int = STREAM_AHEAD) -> int:
     """Put each line of ``stream`` (:func:`controller.jsonlines.read_lines`) on ``inputs``, marked as
-    from :data:`STREAM` (after skipping ``skip`` of them); returns how many.
+    from :data:`STREAM` (after skipping ``skip`` of them); returns how many. It waits while ``ahead``
+    inputs wait on ``inputs`` (the other inputs, buttons and camera, never wait for room).
 
     A line that is not an event is still an input: it goes in as ``{"event": "malformed", ...}``
     (:func:`stream_event`), so the journal records it and the table refuses it with the reason,
@@ -419,6 +426,8 @@ def read_events(stream: Any, inputs: "queue.Queue[Mapping[str, Any] | None]", *,
         count += 1
         if count <= skip:
             continue
+        with inputs.not_full:  # notified by every get()
+            inputs.not_full.wait_for(lambda: inputs._qsize() < ahead)
         inputs.put({**stream_event(line), ORIGIN: STREAM})
     if end_with_none:
         inputs.put(None)

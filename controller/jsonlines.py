@@ -26,7 +26,7 @@ import sys
 from dataclasses import dataclass
 from typing import IO, Any, Iterator
 
-from controller.journal.chain import unstorable
+from controller.journal.chain import INPUT_LEVELS, deeper_than, unstorable
 
 #: The longest line taken as an event, in bytes: a table event is a few hundred bytes; a camera's
 #: read with a box per die under one kilobyte.
@@ -95,6 +95,8 @@ def parse_line(text: str) -> dict[str, Any] | Refusal:
         return Refusal(f"not JSON: {exc}", printable(text))
     if not isinstance(value, dict):
         return Refusal(f"not a JSON object but {_kind(value)}", printable(text))
+    if deeper_than(value):
+        return Refusal(f"an event nested too deeply (more than {INPUT_LEVELS} levels)", printable(text))
     problem = unstorable(value)
     if problem is not None:
         return Refusal(f"an event that {problem}", printable(text))

@@ -199,8 +199,9 @@ def newer_or_same(number, than):
 
 
 def hello_payload(session):
-    """HELLO payload: the host's protocol version and its session (0..65535, new at every start of
-    the host's link, so a display tells one host's states from another's)."""
+    """HELLO payload: the host's protocol version and its session (0..65535, drawn at every start of
+    the host and again whenever the display answers its state ``STALE``, so a display tells one
+    host's states from another's)."""
     return bytes([PROTOCOL_VERSION, (session >> 8) & 0xFF, session & 0xFF])
 
 

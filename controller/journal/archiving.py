@@ -1,11 +1,5 @@
-"""``journal archive``: move a stopped table's journal out of its state directory as one verified file.
-
-Why not ``mv`` or ``cp``: the file alone may not hold the last rows (SQLite keeps them beside it
-until they are folded in), and a new journal started beside what was left discards them. Here
-SQLite's online backup copies the journal as SQLite reads it into a file that keeps no log
-(``journal_mode=DELETE``: it reads anywhere, read-only media too), checked row by row against
-the original before the original is removed.
-"""
+"""``journal archive``: move a stopped table's journal out of its state directory as one verified file
+(why not ``mv`` or ``cp``: :func:`archive`)."""
 from __future__ import annotations
 
 import errno
@@ -44,10 +38,11 @@ def archive(state_dir: Path | str, to: Path | str) -> Archived:
     the next start of the table begins a new journal.
 
     Why not ``mv`` or ``cp``: a copy taken while the journal is written may catch a commit half
-    done, and a journal written in WAL mode by an earlier version keeps its last rows in
+    done; ``mv`` leaves the mark (``journal.committed``), which then stops the next start; and a
+    journal written in WAL mode by an earlier version keeps its last rows in
     ``journal.sqlite3-wal``, which a new journal started beside it discards. Here SQLite's online
-    backup copies the journal as SQLite reads it (file and log) into a file that keeps no log (``journal_mode=DELETE``: it reads anywhere, read-only media too),
-    named ``journal-<first row's UTC time>-<last seq>.sqlite3`` (an existing file is never
+    backup copies the journal as SQLite reads it (file and log) into a file that keeps no log
+    (``journal_mode=DELETE``: it reads anywhere, read-only media too), named ``journal-<first row's UTC time>-<last seq>.sqlite3`` (an existing file is never
     overwritten). The original's files are removed only once the copy holds exactly the original's
     rows, ``verify`` says the same of both, and the copy is on disk; any failure leaves the original
     as it was and no copy. The writer's lock is held throughout: :class:`JournalBusy` while a table
@@ -62,10 +57,13 @@ def archive(state_dir: Path | str, to: Path | str) -> Archived:
         raise JournalError(f"cannot archive the journal {source}: {exc}") from exc
     try:
         target, report = _verified_copy(source, Path(to).absolute())
-        # The mark first: a journal left without it starts as it is; a mark left without its journal
-        # stops the next start. Then the file: a -wal left behind alone stops it too, a file would not.
+        # The mark first, on disk before the file goes: a journal left without it starts as it is;
+        # a mark left without its journal stops the next start. Then the file: a -wal left behind
+        # alone stops it too, a file would not.
         try:
-            for path in (mark_path(source), source, *(beside(source, suffix) for suffix in ("-wal", "-shm", "-journal"))):
+            mark_path(source).unlink(missing_ok=True)
+            sync_folder(source.parent)
+            for path in (source, *(beside(source, suffix) for suffix in ("-wal", "-shm", "-journal"))):
                 path.unlink(missing_ok=True)
             sync_folder(source.parent)
         except OSError as exc:

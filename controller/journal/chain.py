@@ -47,6 +47,26 @@ def unstorable(event: Any) -> str | None:
     return None
 
 
+#: The deepest an input from outside may nest objects and arrays (the object itself is level 1). A
+#: table event nests three levels at most; a limit set by the interpreter's stack instead moves with
+#: the depth of the call that meets the value, so an event parsed in one place could stop the table
+#: where it is logged or replayed.
+INPUT_LEVELS = 32
+
+
+def deeper_than(value: Any, levels: int = INPUT_LEVELS) -> bool:
+    """Whether ``value`` nests objects and arrays more than ``levels`` deep; walked without recursion,
+    so any depth is answered."""
+    pending = [(value, 1)]
+    while pending:
+        item, level = pending.pop()
+        if isinstance(item, (dict, list, tuple)):
+            if level > levels:
+                return True
+            pending.extend((child, level + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return False
+
+
 def storable(event: Any) -> bool:
     """Whether the journal can keep ``event`` as it is (:func:`unstorable` says why not)."""
     return unstorable(event) is None

@@ -10,7 +10,10 @@ The mark is written after the commit returns, so it never names a row the journa
 (after a power cut it may name an earlier one: that weakens the check, it never fails a whole
 journal). It is not synced to disk: it costs one small write per commit, not another flush. A
 mark that cannot be read (a power cut mid-write) is no verdict either: it is logged, and the
-writer writes it again at its next commit. ``journal archive`` removes it with the journal.
+writer writes it again at its next commit. A writer that opens a journal which does not hold the
+row its mark names writes no mark at all: the refusal must stay until someone puts the right
+journal back or archives this one, whatever appends in between. ``journal archive`` removes the
+mark with the journal.
 """
 from __future__ import annotations
 
@@ -78,15 +81,10 @@ def _parsed(data: bytes) -> Mark | None:
 
 
 class MarkWriter:
-    """The writer's side: the mark rewritten in place after each commit.
+    """The writer's side: the mark rewritten in place after each commit."""
 
-    It never moves back below the mark found when the writer opened (``floor``): a writer that
-    appends to a journal which lost rows (a program that does not verify first) must not wipe out
-    the evidence that they were committed."""
-
-    def __init__(self, journal_path: Path, floor: Mark | None):
+    def __init__(self, journal_path: Path):
         self.path = mark_path(journal_path)
-        self._floor = floor.seq if floor is not None else 0
         self._fd: int | None = None  # opened at the first row: an empty journal has no mark
         self._closed = False
         self._said = False
@@ -94,7 +92,7 @@ class MarkWriter:
     def write(self, mark: Mark) -> None:
         """Record ``mark`` as the last committed row. A failure is logged once and changes nothing
         else: the mark then names an earlier row, which checks less but fails no whole journal."""
-        if self._closed or mark.seq < self._floor:
+        if self._closed:
             return
         try:
             if self._fd is None:

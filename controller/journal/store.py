@@ -40,7 +40,7 @@ from controller.journal.chain import GENESIS, canonical_json, entry_hash
 from controller.journal.errors import JournalError, JournalUnreadable, read_error, unreadable
 from controller.journal.lock import TABLE, WriterLock
 from controller.journal.mark import Mark, MarkWriter, mark_path, read_mark
-from controller.journal.paths import JOURNAL_FILE, beside, log_holds_rows, no_journal, unwritable
+from controller.journal.paths import JOURNAL_FILE, beside, log_holds_rows, no_journal, sync_folder, unwritable
 
 INPUT = "input"
 EFFECT = "effect"
@@ -139,13 +139,8 @@ class Journal:
         """The last row a writer committed here, as its mark said when this journal was opened."""
         self._db = self._open_reader() if readonly else self._open_writer()
         self._tail: tuple[int, str] | None = None
-        if self._marker is not None:  # a journal from before marks is marked from now on
-            try:
-                seq, digest = self._last()
-            except JournalError:  # damaged: verify names where, and no mark is made of it
-                seq, digest = 0, GENESIS
-            if seq:
-                self._marker.write(Mark(seq, digest))
+        if not readonly:
+            self._start_marking()
 
     def _open_writer(self) -> sqlite3.Connection:
         """Take the lock, open the file in rollback-journal mode (a new one gets the schema; one left
@@ -161,7 +156,8 @@ class Journal:
         except OSError as exc:
             raise self._cannot_open(exc) from exc
         try:
-            if not self.path.exists():
+            new = not self.path.exists()
+            if new:
                 self._refuse_to_start_over()
             db = sqlite3.connect(self.path, isolation_level=None, timeout=BUSY_WAIT_S)
             try:
@@ -172,7 +168,8 @@ class Journal:
                 db.execute("PRAGMA synchronous=FULL")
                 if db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0] == 0:
                     db.executescript(f"BEGIN IMMEDIATE; {SCHEMA} COMMIT;")
-                self._marker = MarkWriter(self.path, self.committed)
+                if new:  # SQLite syncs the file at each commit, never the folder's entry for it
+                    sync_folder(self.path.parent)
             except BaseException:
                 db.close()
                 raise
@@ -183,6 +180,20 @@ class Journal:
             self._lock.release()
             raise
         return db
+
+    def _start_marking(self) -> None:
+        """Mark the last row from now on, once the journal holds the row its mark names (a journal
+        from before marks is marked at once). One that does not (cut short, another journal, damaged)
+        gets no mark: rewriting it would turn this start's refusal into the next start's acceptance."""
+        try:
+            if self.cut_short() is not None:
+                return
+            seq, digest = self._last()
+        except JournalError:  # damaged: verify names where, and no mark is made of it
+            return
+        self._marker = MarkWriter(self.path)
+        if seq:
+            self._marker.write(Mark(seq, digest))
 
     def _refuse_to_start_over(self) -> None:
         """A new journal must not begin where one was: a ``-wal`` holding rows of a journal whose file
@@ -203,10 +214,11 @@ class Journal:
     def _open_reader(self) -> sqlite3.Connection:
         """Open the file read-only, beside a running writer.
 
-        SQLite needs the ``-shm`` file to read a WAL journal, and creates it if it is missing: in a
-        folder this user cannot write (read-only media, another user's folder) it cannot. If no rows
-        wait in a ``-wal`` there, the file alone is the whole journal and no writer is at work (a
-        writer's appends go to the ``-wal``), so it is read as ``immutable``, which needs no ``-shm``
+        A journal still in the WAL mode of an earlier version (no table has started on it since)
+        needs its ``-shm`` file to be read, which SQLite creates if it is missing: in a folder this
+        user cannot write (read-only media, another user's folder) it cannot. If no rows wait in a
+        ``-wal`` there, the file alone is the whole journal and no writer is at work (a table's
+        writer would have left WAL mode), so it is read as ``immutable``, which needs no ``-shm``
         and creates nothing. A file that is damaged is opened all the same: every read then names
         the damage, so ``verify`` reports the row where it begins."""
         if not self.path.exists():

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import json
 import logging
+import reprlib
 from typing import Any, Callable, Iterator, Mapping
 
 from controller.journal import EFFECT, INPUT, ORIGIN, Entry, Journal, JournalError, verify
-from controller.journal.chain import comparable_json, storable, unstorable
+from controller.journal.chain import INPUT_LEVELS, comparable_json, deeper_than, storable, unstorable
 from controller.rules import TableConfig
 from controller.table import flow
 from controller.table.flow import Step, TableState
@@ -37,29 +38,39 @@ class JournalMismatch(JournalError):
     """The journal does not fit this table (other game or rules) or disagrees with the code."""
 
 
+#: How an input nested too deeply is copied: its first levels and items (200 characters are kept),
+#: never a walk down all of it.
+_BRIEF = reprlib.Repr()
+_BRIEF.maxlevel, _BRIEF.maxdict, _BRIEF.maxlist, _BRIEF.maxstring, _BRIEF.maxother = 8, 20, 20, 200, 200
+
+
 def _plain(data: Any) -> Any:
     return json.loads(json.dumps(data))
 
 
 def _journalable(event: Any) -> dict[str, Any]:
     """The input as the journal can keep it. What JSON cannot hold (a value of another type, a
-    number that is not finite, half of a UTF-16 pair) goes in as a ``malformed`` input with a
-    printable copy and the reason, which the table refuses: an input that cannot be journaled
-    must not stop the table."""
+    number that is not finite, half of a UTF-16 pair), and an event nested deeper than
+    :data:`~controller.journal.chain.INPUT_LEVELS`, goes in as a ``malformed`` input with a
+    printable copy and the reason, which the table refuses: an input that cannot be journaled,
+    logged and replayed wherever the stack stands must not stop the table."""
     if not isinstance(event, Mapping):
         return {"event": None, "raw": repr(event)}
+    if deeper_than(dict(event)):
+        return _malformed(event, f"an event nested too deeply (more than {INPUT_LEVELS} levels)",
+                          _BRIEF.repr(dict(event)))
     problem = unstorable(dict(event))
     if problem is not None:
         return _malformed(event, f"an event that {problem}")
     return _plain(dict(event))
 
 
-def _malformed(event: Mapping[str, Any], problem: str) -> dict[str, Any]:
+def _malformed(event: Mapping[str, Any], problem: str, text: str | None = None) -> dict[str, Any]:
     """The ``malformed`` input standing for ``event``, with why, still naming who sent it and how
     (the console's ``user`` and ``via``) when those can be kept: `journal recall` shows who made
     every console input, a malformed one too."""
     kept = {key: event[key] for key in SENDER if isinstance(event.get(key), str) and storable(event[key])}
-    return {**flow.malformed_event(repr(dict(event)), problem), **kept}
+    return {**flow.malformed_event(repr(dict(event)) if text is None else text, problem), **kept}
 
 
 def _comparable(effect: dict[str, Any]) -> str:

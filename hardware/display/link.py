@@ -108,6 +108,14 @@ def _default_serial_factory(port: str, baudrate: int, timing: LinkTiming) -> Any
     )
 
 
+def _other_session(session: int) -> int:
+    """A new random session, never ``session`` itself."""
+    while True:
+        other = random.getrandbits(16)
+        if other != session:
+            return other
+
+
 class DisplayLink:
     """Keeps the LED display showing the latest state, whatever the cable does.
 
@@ -381,11 +389,18 @@ class DisplayLink:
                 self._cond.notify_all()
             return
         if status == messages.STALE:
-            # The display follows another session (another host spoke to it since our HELLO): say
-            # HELLO again, then send the state, not faster than the heartbeat.
+            # The display follows another session (another host spoke to it since our HELLO), or
+            # counts ours from further on than we do (this host started again on the same 16 bits,
+            # or numbered half the count of states while the line was down). The same session
+            # would be refused for ever: say HELLO with a new one, whose count starts at our state,
+            # not faster than the heartbeat. A frame of the old session arriving late stays refused.
+            with self._cond:
+                self._session = _other_session(self._session)
+                if self._desired is not None:
+                    self._desired_message = messages.state_payload(self._session, self._number, self._desired)
             self._hello_again = True
             self._resend_after = self._clock() + self.timing.heartbeat_interval
-            self._fault("stale", f"display follows another host's session; saying HELLO again for {desired!r}")
+            self._fault("stale", f"display refused {desired!r} as stale; saying HELLO again with a new session")
             return
         # The display refused this state (a host/firmware mismatch); sending
         # it again would only repeat the refusal until the state changes.

@@ -138,3 +138,44 @@ def test_a_read_whose_confidence_is_no_probability_is_refused(confidence):
     locked = step(new_table("craps", CONFIG), {"event": "lock"}).state
     done = step(locked, {"event": "read", "status": "uncertain", "dice": [3, 4], "confidence": confidence})
     assert not done.accepted and "confidence must be a number from 0 to 1" in done.effects[0]["reason"]
+
+
+def test_an_event_nested_as_deep_as_the_parser_goes_neither_stops_the_table_nor_its_recovery(tmp_path):
+    """How deep the parser went depended on the stack where it ran: an event parsed near its limit
+    could stop the table where it was logged, and its every recovery after that."""
+    deep = {"event": "bet", "seat": "A", "bet": "pass", "amount": 500, "x": json.loads("[" * 900 + "]" * 900)}
+    _, (step_,) = submit_all(tmp_path, deep)
+    assert not step_.accepted and "nested too deeply (more than 32 levels)" in step_.effects[0]["reason"]
+
+    def recovered_from_deep_in_the_stack(frames: int):
+        return recovered_from_deep_in_the_stack(frames - 1) if frames else reopen(tmp_path)
+
+    assert recovered_from_deep_in_the_stack(200) == new_table("craps", CONFIG)
+    with Journal.open(tmp_path, readonly=True) as journal:
+        assert journal.last_entry() is not None
+        (row,) = [e for e in journal.entries() if e.kind == INPUT and e.event.get("event") == "malformed"]
+        assert "'seat': 'A'" in row.event["line"] and "[[...]]" in row.event["line"]  # a brief copy
+
+
+def test_a_long_event_stream_is_read_only_as_far_ahead_of_the_table_as_a_bound(tmp_path):
+    """The reader parses far faster than the table commits: unbounded, a file of a million lines
+    waited whole in memory."""
+    import threading
+    import time
+
+    from controller.app import STREAM_AHEAD
+
+    lines = [dict(PASS, n=n) for n in range(STREAM_AHEAD * 4)]
+    inputs: queue.Queue = queue.Queue()
+    stream = io.StringIO("".join(json.dumps(line) + "\n" for line in lines))
+    reader = threading.Thread(target=read_events, args=(stream, inputs), kwargs={"end_with_none": True}, daemon=True)
+    reader.start()
+    deadline = time.monotonic() + 10
+    while inputs.qsize() < STREAM_AHEAD and time.monotonic() < deadline:
+        time.sleep(0.01)
+    reader.join(0.2)
+    assert reader.is_alive() and inputs.qsize() == STREAM_AHEAD  # waiting for the table
+    taken = []
+    while (item := inputs.get(timeout=10)) is not None:
+        taken.append(item["n"])
+    assert taken == list(range(len(lines)))  # every line, in order, once the table takes them

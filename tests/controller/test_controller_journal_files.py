@@ -561,3 +561,46 @@ def test_a_journal_that_cannot_be_replayed_is_archived_all_the_same(tmp_path, ca
         journal.append({"event": "lock"})
     assert main(["journal", "--state-dir", str(tmp_path / "state"), "archive", "--to", str(tmp_path / "a")]) == 0
     assert json.loads(capsys.readouterr().out)["rows"] == 2
+
+
+def test_a_new_journal_is_in_its_folder_on_disk_before_its_first_row(tmp_path, monkeypatch):
+    """SQLite syncs the file at every commit but never the folder's entry for a file it creates: a
+    power cut could lose a new journal whole, rows and all, with no mark left to say so."""
+    synced: list[tuple[str, bool]] = []
+    real_fsync = os.fsync
+
+    def fsync(fd: int) -> None:
+        path = os.readlink(f"/proc/self/fd/{fd}")
+        synced.append((path, os.path.isdir(path) and (Path(path) / JOURNAL_FILE).exists()))
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    state = tmp_path / "state"
+    with Journal.open(state) as journal:
+        folder_synced = (str(state), True) in synced
+        journal.append({"event": "lock"})
+    assert folder_synced
+
+
+def test_archive_removes_the_mark_on_disk_before_the_journal(tmp_path, monkeypatch):
+    """Removals reach the disk in any order unless the folder is synced between them: a power cut
+    could keep the mark and lose the journal, and the next start would refuse an archived table."""
+    state = tmp_path / "state"
+    with Journal.open(state) as journal:
+        journal.append({"event": "lock"})
+    steps: list[str] = []
+    real_unlink, real_sync = Path.unlink, archiving.sync_folder
+
+    def unlink(path: Path, missing_ok: bool = False) -> None:
+        if path.parent == state and path.exists():
+            steps.append(path.name)
+        real_unlink(path, missing_ok=missing_ok)
+
+    def sync_folder(folder: Path) -> None:
+        steps.append(f"sync {folder.name}")
+        real_sync(folder)
+
+    monkeypatch.setattr(Path, "unlink", unlink)
+    monkeypatch.setattr(archiving, "sync_folder", sync_folder)
+    archiving.archive(state, tmp_path / "shelf")
+    assert steps.index("journal.committed") < steps.index("sync state") < steps.index(JOURNAL_FILE)

@@ -110,3 +110,19 @@ def test_a_journal_from_before_marks_is_marked_at_its_first_start(tmp_path):
         assert verify(journal).ok  # nothing to check against: no verdict
     Journal.open(tmp_path).close()
     assert read_mark(tmp_path / "journal.sqlite3").seq == 2
+
+
+def test_a_longer_journal_put_in_place_stays_refused_at_every_start(tmp_path, capsys):
+    config, state = _table(tmp_path), tmp_path / "state"
+    _play(tmp_path, config, PASS)
+    mark = read_mark(state / "journal.sqlite3")
+    with Journal.open(tmp_path / "other") as other:  # an older, longer journal put back in its place
+        other.append_many([{"event": "void"}] * (mark.seq + 3))
+    shutil.copyfile(tmp_path / "other" / "journal.sqlite3", state / "journal.sqlite3")
+    (tmp_path / "e.jsonl").write_text("")
+    for _ in range(2):  # systemd starts a refused table again
+        assert main(["run", "--config", config, "--events", str(tmp_path / "e.jsonl"), "--exit-at-end"]) == 2
+        assert "this is another journal, or an older copy put back" in capsys.readouterr().err
+    assert read_mark(state / "journal.sqlite3") == mark
+    with Journal.open(state, readonly=True) as journal:
+        assert not verify(journal).ok

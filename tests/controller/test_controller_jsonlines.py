@@ -20,6 +20,8 @@ PASS = {"event": "bet", "seat": "A", "bet": "pass", "amount": 500}
 BAD_LINES = {
     "deep-nesting": (b"[" * 30_000, "nested too deeply"),
     "deep-nesting-in-an-object": (b'{"event": "bet", "seat": ' + b"[" * 20_000 + b"]" * 20_000 + b"}", "nested too deeply"),
+    "nested-deeper-than-an-event": (b'{"event": "bet", "seat": ' + b"[" * 40 + b"]" * 40 + b"}",
+                                    "an event nested too deeply (more than 32 levels)"),
     "integer-of-5000-digits": (b'{"event": "bet", "seat": "A", "bet": "pass", "amount": ' + b"9" * 5000 + b"}",
                                "4300 digits"),
     "lone-surrogate-escape": (b'{"event": "bet", "seat": "\\ud800", "bet": "pass", "amount": 500}', "UTF-16 pair"),

@@ -185,6 +185,7 @@ def test_states_delayed_and_reordered_on_the_line_never_step_the_display_back(sc
     rng = random.Random(32)
     device = Device()
     held: list[bytes] = []
+    sent: list[bytes] = []
     shown: list[DisplayState] = []
 
     def delaying_line(data: bytes) -> bytes:
@@ -192,6 +193,8 @@ def test_states_delayed_and_reordered_on_the_line_never_step_the_display_back(sc
         out = b""
         for frame in Decoder().feed(data):
             wire = encode(frame.seq, frame.kind, frame.payload)
+            if frame.kind == messages.STATE:
+                sent.append(wire)
             if frame.kind == messages.STATE and rng.random() < 0.4:
                 held.append(wire)  # delayed on the line
             else:
@@ -210,9 +213,13 @@ def test_states_delayed_and_reordered_on_the_line_never_step_the_display_back(sc
             link.show(state)
             time.sleep(rng.uniform(0.0, 0.02))
         assert link.wait_acked(states[-1], 5.0) is not None
+    now = int(time.monotonic() * 1000)
+    for wire in [*held, sent[0]]:  # what the line still held, and a copy of the first state, come last
+        device.receive(wire, now)
+    assert device.current(now) == states[-1]
     order = [state.roll_id for state in shown]
     assert order == sorted(order) and order[-1] == 39
-    assert device.stale > 0  # the line did deliver late frames, and they were refused
+    assert device.stale > 0  # the late frames were refused
 
 
 def test_a_display_another_host_spoke_to_is_greeted_again_and_shown_the_state(scripted_factory, fast_timing,
@@ -227,3 +234,27 @@ def test_a_display_another_host_spoke_to_is_greeted_again_and_shown_the_state(sc
         link.show(newer)
         assert link.wait_acked(newer, 5.0) is not None
         assert link.health().faults.get("stale") == 1
+
+
+@pytest.mark.parametrize("ahead", [2, 30000])
+def test_a_host_that_counts_behind_its_display_in_the_same_session_is_shown(scripted_factory, fast_timing,
+                                                                            monkeypatch, ahead):
+    """The display followed this session up to a number the host is now behind: the host started
+    again on the same 16 random bits, or numbered half the count of states while its line was
+    down. Greeting it again on that session would be refused as stale for ever."""
+    import hardware.display.link as link_module
+
+    session = 0x5A5A
+    device = Device()
+    now = int(time.monotonic() * 1000)
+    device.receive(encode(1, messages.HELLO, messages.hello_payload(session)), now)
+    older = DisplayState("craps", "settled", (1, 1), None, (), 1)
+    device.receive(encode(2, messages.STATE, messages.state_payload(session, ahead, older)), now)
+    bits = iter([session])
+    monkeypatch.setattr(link_module.random, "getrandbits", lambda n: next(bits, 0x1234))
+    factory = scripted_factory(lambda data: device.receive(data, int(time.monotonic() * 1000)))
+    with DisplayLink("scripted", timing=fast_timing, serial_factory=factory) as link:
+        assert link._session == session
+        link.show(ROLL)
+        assert link.wait_acked(ROLL, 5.0) is not None
+    assert device.current(int(time.monotonic() * 1000)) == ROLL

@@ -97,7 +97,7 @@ def rewrite_row(state_dir: Path, seq: int, amount: int) -> None:
     db.execute(sql)
     db.commit()
     db.close()
-    marker = MarkWriter(state_dir / "journal.sqlite3", None)
+    marker = MarkWriter(state_dir / "journal.sqlite3")
     marker.write(Mark(rows[-1][0], prev))
     marker.close()
 

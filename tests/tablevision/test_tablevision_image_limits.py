@@ -142,3 +142,48 @@ def test_bench_finds_a_manifest_row_named_either_way(tmp_path, capsys, listed, s
     (tmp_path / "set" / "manifest.csv").write_text(f"image,values\n{listed},3 4\n")
     (found,) = load_labelled(tmp_path / "set").images
     assert found.path == (tmp_path / "set" / stored).resolve()
+
+
+def _segments(data: bytes) -> list[bytes]:
+    """A JPEG's segments after its start marker, the scan and what follows it as the last."""
+    pos, segments = 2, []
+    while data[pos + 1] != 0xDA:
+        end = pos + 2 + struct.unpack(">H", data[pos + 2:pos + 4])[0]
+        segments.append(data[pos:end])
+        pos = end
+    return [*segments, data[pos:]]
+
+
+def test_a_jpeg_whose_frame_header_the_decoder_finds_elsewhere_is_not_measured(tmp_path):
+    """Bytes that are no marker between two segments: the decoder passes over them to the next
+    0xFF and decodes the frame header it finds there, 12000x12000; a reader that took them for a
+    marker and skipped by their "length" would land on a small header hidden in a comment."""
+    ok, small = cv2.imencode(".jpg", np.zeros((16, 16, 3), np.uint8))
+    app0, *segments = _segments(small.tobytes())
+    frame = next(s for s in segments if s[1] == 0xC0)
+    huge = frame[:5] + struct.pack(">HH", 12000, 12000) + frame[9:]
+    comment = b"\xff\xfe" + struct.pack(">H", 2 + len(frame)) + frame
+    rest = b"".join(s for s in segments if s[1] != 0xC0)
+    path = tmp_path / "lying.jpg"
+    path.write_bytes(b"\xff\xd8" + app0 + b"\x00" + struct.pack(">H", len(huge) + 6) + huge + comment + rest)
+    with open(path, "rb") as stream:
+        assert measure(stream) is None
+    assert decode_image_file(path) == (None, "not a readable image")
+
+
+@pytest.mark.parametrize("kind, number", [(16, 1), (4, 2), (1, 1)])
+def test_a_tiff_side_of_a_type_the_decoder_reads_elsewhere_is_not_measured(tmp_path, kind, number):
+    """ImageLength as a LONG8 (its value where the entry points), as two LONGs, or as a BYTE: what
+    the entry holds is not the side the decoder reads."""
+    ok, data = cv2.imencode(".tiff", np.zeros((16, 16, 3), np.uint8))
+    tiff = bytearray(data.tobytes())
+    order = "<" if tiff[:2] == b"II" else ">"
+    directory = struct.unpack(order + "I", tiff[4:8])[0]
+    for entry in range(struct.unpack(order + "H", tiff[directory:directory + 2])[0]):
+        at = directory + 2 + 12 * entry
+        if struct.unpack(order + "H", tiff[at:at + 2])[0] == 257:
+            tiff[at + 2:at + 8] = struct.pack(order + "HI", kind, number)
+    path = tmp_path / "lying.tif"
+    path.write_bytes(bytes(tiff))
+    with open(path, "rb") as stream:
+        assert measure(stream) is None

@@ -24,6 +24,8 @@ MAX_FILE_BYTES = 8 * MAX_PIXELS
 
 _JPEG_SIZE_MARKERS = frozenset({0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF})
 _JPEG_MARKERS_WITHOUT_LENGTH = frozenset({0x01, *range(0xD0, 0xD9)})
+#: The TIFF field types a side is read in here (SHORT, LONG), with their struct codes.
+_TIFF_SIDE_TYPES = {3: "H", 4: "I"}
 
 
 def measure(stream: BinaryIO) -> tuple[int, int] | None:
@@ -51,13 +53,20 @@ def measure(stream: BinaryIO) -> tuple[int, int] | None:
 
 
 def _jpeg(stream: BinaryIO) -> tuple[int, int] | None:
-    """The size in the first start-of-frame segment, found by skipping segments by their length."""
+    """The size in the first start-of-frame segment, found by skipping segments by their length.
+
+    Every marker must begin with 0xFF where the last segment ended. The decoder passes over other
+    bytes there to the next 0xFF: read as a marker here they would skip another stretch of the
+    file than it does, past the frame header it decodes to one this reads (a 657-byte file measured
+    16x16 decoded to 12000x12000), so such a file is not measured."""
     stream.seek(2)
     while True:
         byte = stream.read(1)
+        if byte != b"\xff":
+            return None
         while byte == b"\xff":  # fill bytes before a marker
             byte = stream.read(1)
-        if not byte:
+        if not byte or byte == b"\x00":  # 0xFF 0x00 is no marker either
             return None
         marker = byte[0]
         if marker in _JPEG_MARKERS_WITHOUT_LENGTH:
@@ -79,15 +88,21 @@ def _bmp(head: bytes) -> tuple[int, int]:
 
 
 def _tiff(stream: BinaryIO, order: str) -> tuple[int, int] | None:
-    """ImageWidth (256) and ImageLength (257) of the first image file directory."""
+    """ImageWidth (256) and ImageLength (257) of the first image file directory.
+
+    Each must be one SHORT or LONG, given once: the decoder also takes other types (a LONG8's value
+    lies elsewhere in the file, where its entry points), so a side of another type, or given
+    twice, is not measured."""
     stream.seek(4)
     stream.seek(struct.unpack(order + "I", stream.read(4))[0])
     count = struct.unpack(order + "H", stream.read(2))[0]
     sides: dict[int, int] = {}
     for _ in range(count):
-        tag, kind, _, value = struct.unpack(order + "HHI4s", stream.read(12))
+        tag, kind, number, value = struct.unpack(order + "HHI4s", stream.read(12))
         if tag in (256, 257):
-            sides[tag] = struct.unpack(order + ("H" if kind == 3 else "I"), value[: 2 if kind == 3 else 4])[0]
+            if kind not in _TIFF_SIDE_TYPES or number != 1 or tag in sides:
+                return None
+            sides[tag] = struct.unpack(order + _TIFF_SIDE_TYPES[kind], value[: 2 if kind == 3 else 4])[0]
     return (sides[256], sides[257]) if len(sides) == 2 else None
 
 
