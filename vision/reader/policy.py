@@ -80,6 +80,13 @@ class ReadPolicy:
     #: under a tilted camera, two places of one die this many sides apart along the direction side
     #: faces show in are its top face (the far one) and the side face turned to the camera.
     side_face_apart: float = 0.2
+    #: uncalibrated, where every die's outline fits a cube seen this many degrees off the vertical ...
+    side_face_deg: float = 12.0
+    #: ... its side faces showing within this many degrees of down the frame, the camera is off the
+    #: vertical: the dice are read from their top faces (``oblique.py``) ...
+    side_face_axis_deg: float = 30.0
+    #: ... unless they are seen at angles further apart than this (a cocked die among flat ones).
+    side_face_spread_deg: float = 12.0
 
     # -- the scale the detector sees an uncalibrated frame at (side of a die at its input, px)
     #: dice found outside this band are looked for again at another scale ...
