@@ -97,12 +97,12 @@ def test_a_disagreeing_pip_count_needs_near_certain_networks():
 
 
 def test_after_a_second_look_a_disagreeing_count_is_overruled_at_a_lower_bar():
-    assert P.sure_alone < P.sure_doubted_second_look < P.sure_doubted
-    between = sure(6, 100, 100, p=(P.sure_doubted_second_look + P.sure_doubted) / 2, pips=5)
-    below = sure(6, 100, 100, p=(P.sure_alone + P.sure_doubted_second_look) / 2, pips=5)
-    assert judge([between], expect=1, frame_shape=FRAME).status == ReadStatus.UNCERTAIN
-    assert judge([replace(between, second_look=True)], expect=1, frame_shape=FRAME).status == ReadStatus.OK
-    assert judge([replace(below, second_look=True)], expect=1, frame_shape=FRAME).status == ReadStatus.UNCERTAIN
+    q = replace(P, sure_alone=0.9, sure_doubted=0.98, sure_doubted_second_look=0.95)  # a policy with the two bars apart
+    between = sure(6, 100, 100, p=(q.sure_doubted_second_look + q.sure_doubted) / 2, pips=5)
+    below = sure(6, 100, 100, p=(q.sure_alone + q.sure_doubted_second_look) / 2, pips=5)
+    assert judge([between], expect=1, frame_shape=FRAME, policy=q).status == ReadStatus.UNCERTAIN
+    assert judge([replace(between, second_look=True)], expect=1, frame_shape=FRAME, policy=q).status == ReadStatus.OK
+    assert judge([replace(below, second_look=True)], expect=1, frame_shape=FRAME, policy=q).status == ReadStatus.UNCERTAIN
 
 
 def test_a_leaning_die_is_no_read_and_a_die_that_may_lean_is_for_the_dealer():
