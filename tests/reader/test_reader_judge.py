@@ -171,8 +171,8 @@ def test_the_pip_count_is_skipped_only_where_it_cannot_change_the_verdict():
             }
             if not pips_can_matter(probe.probs, agree, looked_twice):
                 assert len(verdicts) == 1, (p, agree, looked_twice, verdicts)
-    assert pips_can_matter(sure(5, 0, 0, p=0.95).probs, True)
-    assert len({judge([sure(5, 100, 100, p=0.95, pips=n), other], expect=2, frame_shape=FRAME).status
+    assert pips_can_matter(sure(5, 0, 0, p=P.sure_doubted - 0.01).probs, True)
+    assert len({judge([sure(5, 100, 100, p=P.sure_doubted - 0.01, pips=n), other], expect=2, frame_shape=FRAME).status
                 for n in range(7)}) == 2  # where it can matter, it does
 
 

@@ -62,14 +62,14 @@ class ReadPolicy:
 
     # -- how sure a value must be (probability of the value, views averaged)
     #: with no clear pip count;
-    sure_alone: float = 0.8
+    sure_alone: float = 0.9
     #: with the pip counter agreeing (not lower: a die seen from the side shows a side face's pips
     #: to the networks and the counter alike);
-    sure_with_pips: float = 0.7
+    sure_with_pips: float = 0.85
     #: with a cue against the value (a disagreeing count, a highlight, another look's other value);
-    sure_doubted: float = 0.98
+    sure_doubted: float = 0.95
     #: the same after the second look (eight views averaged give a steadier probability; never higher).
-    sure_doubted_second_look: float = 0.98
+    sure_doubted_second_look: float = 0.92
     #: a die boxed smaller than this (px) shows pips of two or three pixels: never sure.
     min_sure_side_px: float = 24.0
 
