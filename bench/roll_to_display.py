@@ -3,7 +3,7 @@
 On the stand-ins, at 30 frames per second: generated scenes (pre-rendered,
 then delivered at the camera's pace, each frame stamped when it is
 "captured"), the real settle detector, the real dice reader, the frame saved
-to disk, the journal (SQLite, WAL, synchronous=FULL, in a temporary state
+to disk, the journal (SQLite, a rollback journal, synchronous=FULL, in a temporary state
 directory), the table step, and the display stand-in acknowledging over the
 real serial link on a pseudo-terminal.
 
@@ -19,7 +19,7 @@ the generated dice no longer move. The breakdown per roll:
 
 Usage::
 
-    .venv/bin/python bench/roll_to_display.py [--rolls 20] [--game craps] [--json]
+    .venv/bin/python bench/roll_to_display.py [--rolls 20] [--game craps] [--json] [--wal]
 
 Rendering happens before the timed part (a camera renders nothing), so the
 figures do not depend on how fast scenes are generated.
@@ -65,7 +65,7 @@ class RollRig:
     """One table on the stand-ins (mock pins, the display stand-in on a pty, a journal in a temporary
     folder, the generated camera), ready to time one roll after another with :meth:`roll`."""
 
-    def __init__(self, game: str, seed: int):
+    def __init__(self, game: str, seed: int, wal: bool = False):
         from gpiozero.pins.mock import MockFactory
 
         self.game = game
@@ -75,6 +75,8 @@ class RollRig:
         self.standin = start_standin()
         self.link = DisplayLink(self.standin.port).start()
         self.journal = Journal.open(self.state_dir)
+        if wal:  # to weigh the table's rollback journal against WAL (docs/operation.md, "The journal's files")
+            self.journal._db.execute("PRAGMA journal_mode=WAL")
         self.controller = TableController(JournaledTable.open(self.journal, game, TableConfig()), self.devices,
                                           self.link, spin_seconds=0.05)
         self.controller.redraw()
@@ -146,8 +148,8 @@ class RollRig:
         self.camera.close()
 
 
-def measure(game: str, rolls: int, seed: int) -> list[dict[str, float | str]]:
-    rig = RollRig(game, seed)
+def measure(game: str, rolls: int, seed: int, wal: bool = False) -> list[dict[str, float | str]]:
+    rig = RollRig(game, seed, wal)
     try:
         return [rig.roll() for _ in range(rolls)]
     finally:
@@ -170,8 +172,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rolls", type=int, default=20)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--wal", action="store_true",
+                        help="keep the journal in WAL mode instead of the table's rollback journal, to compare")
     args = parser.parse_args(argv)
-    rows = measure(args.game, args.rolls, args.seed)
+    rows = measure(args.game, args.rolls, args.seed, args.wal)
     summary = summarise(rows)
     statuses = {s: sum(1 for r in rows if r["status"] == s) for s in ("ok", "uncertain", "no_read")}
     if args.json:

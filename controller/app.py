@@ -28,7 +28,7 @@ from typing import Any, Callable, Mapping, Union
 
 from controller.config import LGPIO_INSTALL, Config
 from controller.journal import INPUT, ORIGIN, Journal
-from controller.journal.chain import storable
+from controller.jsonlines import Line, read_lines
 from controller.sdnotify import Notifier
 from controller.table import (ButtonEvent, JournaledTable, Phase, Step, TableState, lights_for, malformed_event,
                               motor_should_spin, view_for)
@@ -407,58 +407,29 @@ def streamed_inputs(journal: Journal) -> int:
 
 def read_events(stream: Any, inputs: "queue.Queue[Mapping[str, Any] | None]", *, skip: int = 0,
                 end_with_none: bool = False) -> int:
-    """Put each JSON line of ``stream`` on ``inputs``, marked as from :data:`STREAM` (after skipping
-    ``skip`` of them); returns how many.
+    """Put each line of ``stream`` (:func:`controller.jsonlines.read_lines`) on ``inputs``, marked as
+    from :data:`STREAM` (after skipping ``skip`` of them); returns how many.
 
-    A line that is not a JSON object is still an input: it goes in as ``{"event": "malformed", "line": ...}``,
-    so the journal records it and the table refuses it with a reason, and nothing is lost. So does a
-    line the journal could not store as it is: bytes that are not UTF-8 (``open_events`` reads
-    them with ``errors="surrogateescape"``), a ``\\ud800`` escape that names half a character, or nesting too
-    deep to parse; such a line would otherwise stop the table on every restart that reads it again.
+    A line that is not an event is still an input: it goes in as ``{"event": "malformed", ...}``
+    (:func:`stream_event`), so the journal records it and the table refuses it with the reason,
+    and nothing is lost; the lines after it are read as usual.
     """
     count = 0
-    for line in stream:
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
+    for line in read_lines(stream):
         count += 1
         if count <= skip:
             continue
-        inputs.put({**parse_event_line(line), ORIGIN: STREAM})
+        inputs.put({**stream_event(line), ORIGIN: STREAM})
     if end_with_none:
         inputs.put(None)
     return count
 
 
-def open_events(path: str) -> Any:
-    """A file of JSON event lines, or standard input for ``-``, read so that bytes that are not
-    UTF-8 reach ``parse_event_line`` (which refuses that line) instead of ending the stream.
-
-    Standard input is read through a reader of its own on a copy of the descriptor, not through
-    ``sys.stdin``: the reading thread waits inside it, and at exit the interpreter takes the lock
-    of ``sys.stdin``'s buffer, so a stop (SIGTERM, ^C, a journal failure) aborted the process
-    (SIGABRT) instead of exiting with its status. A standard input with no descriptor (replaced
-    by a caller in the same process) is read as it is."""
-    import io
-    import os
-    import sys
-
-    if path == "-":
-        try:
-            descriptor = os.dup(sys.stdin.fileno())
-        except (OSError, ValueError):  # io.UnsupportedOperation is both
-            return io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="surrogateescape")
-        return open(descriptor, encoding="utf-8", errors="surrogateescape")
-    return open(path, encoding="utf-8", errors="surrogateescape")
-
-
-def parse_event_line(line: str) -> dict[str, Any]:
-    """One line of the event stream as an input event, or as a ``malformed`` one that keeps a
-    printable copy of the line."""
-    import json
-
-    try:
-        event = json.loads(line)
-    except (ValueError, RecursionError):
-        event = None
-    return event if isinstance(event, dict) and storable(event) else malformed_event(line)
+def stream_event(line: Line) -> dict[str, Any]:
+    """A line of an event stream as a table input: its event, or a ``malformed`` one that keeps what
+    the refusal keeps of the line (a printable start; the length and SHA-256 of one too long) and why."""
+    if line.event is not None:
+        return line.event
+    refusal = line.refusal
+    assert refusal is not None
+    return malformed_event(refusal.text, refusal.reason, **{k: v for k, v in refusal.fields().items() if k != "line"})

@@ -12,10 +12,10 @@ again, in the same order and to the cent, and nothing more.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterator
 
-from controller.journal import EFFECT, INPUT, Journal, game_events
-from controller.journal.chain import canonical_json
+from controller.journal import EFFECT, INPUT, Entry, Journal, game_events
+from controller.journal.chain import comparable_json
 from controller.rules import BetRejected, ConfigError, TableConfig, apply, new_game, parse_event
 
 SETTLEMENT_EVENTS = ("settle", "returned")
@@ -53,29 +53,48 @@ class AuditReport:
 
 
 def audit(journal: Journal) -> AuditReport:
-    """Replay ``journal``'s game events under its own rules and compare every settlement."""
-    entries = list(journal.entries())
-    if not entries or entries[0].event.get("event") != "table":
-        return AuditReport(False, None, 0, 0, 0, row=1, reason="row 1 is not a table header: no game or rules to replay under")
-    header = entries[0].event
+    """Replay ``journal``'s game events under its own rules and compare every settlement.
+
+    The journal is read as it goes (twice side by side: its game events, and the settlements it
+    recorded), so a journal of any length is audited in the memory of a few rows. A journal that
+    does not hold the last row its writer committed (:meth:`Journal.cut_short`) is refused: its
+    settlements would compare equal up to where it was cut, and say nothing of the rows lost."""
+    first, last = journal.first_entry(), journal.last_entry()
+    header = first.event if first is not None and isinstance(first.event, dict) else {}
     game = header.get("game")
+    short = journal.cut_short()
+    if short is not None:
+        return AuditReport(False, game, 0, 0, 0, row=(last.seq + 1) if last else 1, reason=short)
+    if header.get("event") != "table":
+        return AuditReport(False, None, 0, 0, 0, row=1, reason="row 1 is not a table header: no game or rules to replay under")
+    if not isinstance(game, str):
+        return AuditReport(False, None, 0, 0, 0, row=1, reason=f"the table header cannot be replayed: unknown game {game!r}")
     try:
-        if not isinstance(game, str):
-            raise ValueError(f"unknown game {game!r}")
         state = new_game(game, TableConfig.from_dict(header.get("rules", {})))
     except (ConfigError, ValueError) as exc:
         return AuditReport(False, game, 0, 0, 0, row=1, reason=f"the table header cannot be replayed: {exc}")
-    recorded = iter([(e.seq, e.event) for e in entries
-                     if e.kind == EFFECT and e.event.get("event") in SETTLEMENT_EVENTS])
+    recorded_rows = journal.entries()
+    recorded = ((e.seq, e.event) for e in recorded_rows if e.kind == EFFECT and e.event.get("event") in SETTLEMENT_EVENTS)
+    game_rows = journal.entries()
+    try:
+        return _compare(game, state, game_events(game_rows), recorded, last)
+    finally:
+        game_rows.close()
+        recorded_rows.close()
+
+
+def _compare(game: str, state: Any, events: Iterator[tuple[int, dict[str, Any]]],
+             recorded: Iterator[tuple[int, dict[str, Any]]], last: Entry | None) -> AuditReport:
+    """Apply ``events`` to ``state`` and compare each settlement with the next of ``recorded``."""
     rolls = settlements = returned = 0
     # An input written last may still lack its effects (written in the next transaction); a roll's
     # settlements are written with it, so a trailing roll is never pending.
-    last_input = entries[-1].seq if entries[-1].kind == INPUT else None
+    last_input = last.seq if last is not None and last.kind == INPUT else None
 
     def fail(row: int | None, reason: str, journal_side: dict | None = None, ours: dict | None = None) -> AuditReport:
         return AuditReport(False, game, rolls, settlements, returned, row, reason, journal_side, ours)
 
-    for seq, event in game_events(entries):
+    for seq, event in events:
         try:
             step = apply(state, parse_event(event))
         except BetRejected as no:
@@ -95,7 +114,7 @@ def audit(journal: Journal) -> AuditReport:
                 return AuditReport(True, game, rolls, settlements, returned, pending=seq)
             if theirs is None:
                 return fail(seq, f"row {seq} settles a bet the journal never settled", None, ours)
-            if canonical_json(theirs[1]) != canonical_json(ours):
+            if comparable_json(theirs[1]) != comparable_json(ours):
                 return fail(theirs[0], f"row {theirs[0]} differs from what the rules engine computes", theirs[1], ours)
             if ours["event"] == "settle":
                 settlements += 1

@@ -157,7 +157,11 @@ class ReadPipeline:
         a frame the dealer ruled on labels what the reader saw); its file name goes in the journal."""
         if self.frames_dir is None:
             return None
-        self.frames_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            self.frames_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # a full disk: the read goes on without its frame
+            log.error("could not make the frames folder %s: %s", self.frames_dir, exc.strerror or exc)
+            return None
         stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%f")[:-3]
         name = f"{self.game}-{stamp}-{frame.index:07d}.jpg"
         still = frame.full if frame.full is not None else frame.image
@@ -187,14 +191,14 @@ def source_spec(config: Config) -> dict[str, Any]:
     size = (camera["width"], camera["height"])
     full = {"full_size": (camera["full_width"], camera["full_height"])} if camera["full_width"] else {}
     kind = camera["source"]
-    if kind == "scenes":
+    if kind == "generated":
         return {"type": "generated", "game": config.game, "fps": camera["fps"], "size": size, "realtime": True}
     if kind == "folder":
         return {"type": "folder", "path": camera["path"], "fps": camera["fps"], "realtime": True,
                 **({"size": size, **full} if full else {})}
-    if kind == "opencv":
-        if camera["path"]:
-            return {"type": "video", "path": camera["path"], **({"size": size, **full} if full else {})}
+    if kind == "video":
+        return {"type": "video", "path": camera["path"], **({"size": size, **full} if full else {})}
+    if kind == "usb":
         return {"type": "usb", "target": camera["device"], "size": size, "fps": camera["fps"], **full}
     return {"type": "picamera2", "size": size, "fps": camera["fps"], **full}
 
@@ -202,7 +206,7 @@ def source_spec(config: Config) -> dict[str, Any]:
 class CameraThread:
     """Runs a :class:`ReadPipeline` on a live source and puts its read events on ``sink``.
 
-    With the generated camera (``[camera] source = "scenes"``) nobody throws real dice, so
+    With the generated camera (``[camera] source = "generated"``) nobody throws real dice, so
     :meth:`expect_roll` also puts seeded random dice in the scene, as they would come at a table:
     thrown, lying already (a start in the middle of a roll), or not at all (a voided read in the
     cage, whose dice lie there until the next spin). A configured table can then be played on a
@@ -291,7 +295,7 @@ def uncalibrated_warning(config: Config) -> str | None:
     camera starts (a restart mid-roll, or the last roll's dice not yet taken) stay "felt" for the
     whole run, so a hand passing over the empty felt later looks like a roll and a throw where
     those dice lay may be missed. The generated camera starts on an empty table."""
-    if SETTING[config.game] != "rail" or config.empty_image is not None or config.camera["source"] in ("none", "scenes"):
+    if SETTING[config.game] != "rail" or config.empty_image is not None or config.camera["source"] in ("none", "generated"):
         return None
     return ("no picture of the empty table (run `dicetable calibrate`): dice lying when the camera starts "
             "would be taken for the felt until the next start")

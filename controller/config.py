@@ -19,6 +19,7 @@ complaints are reported with the same file-and-key form.
 from __future__ import annotations
 
 import copy
+import os
 import tomllib
 from dataclasses import dataclass, field
 from functools import partial
@@ -26,7 +27,11 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 GAMES = ("craps", "hazard", "bang")
-CAMERA_SOURCES = ("scenes", "folder", "opencv", "picamera2", "none")
+#: ``[camera] source``, spelt as ``dicetable record --source`` and ``calibrate --source`` spell a source.
+CAMERA_SOURCES = ("picamera2", "usb", "video", "folder", "generated", "none")
+#: Earlier spellings, still read: ``scenes`` is ``generated``; ``opencv`` is ``video`` with a
+#: ``path``, ``usb`` without one.
+OLD_CAMERA_SOURCES = ("scenes", "opencv")
 PIN_FACTORIES = ("mock", "lgpio")
 DEMO_SOURCE = "<embedded defaults>"
 
@@ -43,7 +48,7 @@ DEFAULTS: dict[str, Any] = {
     "pins": {},
     "gpio": {},
     "camera": {
-        "source": "scenes",
+        "source": "generated",
         "path": "",
         "device": 0,
         "fps": 30,
@@ -72,7 +77,8 @@ DEFAULTS: dict[str, Any] = {
         "spin_seconds": 3.0,
     },
     # The web console (controller/web/settings.py checks these): "" listens nowhere.
-    "console": {"listen": "", "users": "users", "certificate": "", "key": "", "networks": []},
+    "console": {"listen": "", "users": "users", "certificate": "", "key": "", "networks": [], "hosts": [],
+                "trusted_proxies": []},
     # Empty broker: no floor. Otherwise every journal row goes to this MQTT broker as table_id
     # (controller/floor, docs/floor.md).
     "floor": {"broker": "", "table_id": "", "username": "", "password_file": "", "cafile": ""},
@@ -129,8 +135,9 @@ def _is_number(v: Any) -> bool:
 Check = Callable[[Any], str | None]
 
 
-def _one_of(options: tuple[str, ...]) -> Check:
-    return lambda v: None if v in options else f"must be one of {', '.join(options)} (got {v!r})"
+def _one_of(options: tuple[str, ...], also: tuple[str, ...] = ()) -> Check:
+    """One of ``options`` (or of ``also``, older spellings still read but not offered)."""
+    return lambda v: None if v in options + also else f"must be one of {', '.join(options)} (got {v!r})"
 
 
 def _positive_int(v: Any) -> str | None:
@@ -164,7 +171,7 @@ def _device(v: Any) -> str | None:
 _CHECKS: dict[str, dict[str, Check]] = {
     "table": {"game": _one_of(GAMES), "state_dir": _non_empty_string, "pin_factory": _one_of(PIN_FACTORIES)},
     "camera": {
-        "source": _one_of(CAMERA_SOURCES),
+        "source": _one_of(CAMERA_SOURCES, also=OLD_CAMERA_SOURCES),
         "path": _string,
         "device": _device,
         "fps": _positive_int,
@@ -226,8 +233,9 @@ def _load_calibration(table: dict[str, Any], base: Path, problems: list[tuple[st
                 problems.append(("calibration.file", f"must name a calibration.toml (got {table['file']!r})"))
                 return Calibration(), None
             path = base / table["file"]
-            if not path.is_file():
-                problems.append(("calibration.file", f"no such file: {path}"))
+            unusable = unusable_path(path)
+            if unusable or not path.is_file():
+                problems.append(("calibration.file", f"{path} {unusable}" if unusable else f"no such file: {path}"))
                 return Calibration(), None
             return load_calibration(path), load_empty_image(path)
         if not table:
@@ -270,7 +278,7 @@ def _check_uart_pins(pins: Any, port: Any, problems: list[tuple[str, str]]) -> N
 def live_camera(camera: Mapping[str, Any]) -> bool:
     """Whether the ``[camera]`` table names a camera filming the table now (the Pi's, or a USB one
     with no recording ``path``), rather than generated scenes, a recording or none."""
-    return camera["source"] == "picamera2" or (camera["source"] == "opencv" and not camera["path"])
+    return camera["source"] in ("picamera2", "usb")
 
 
 def _check_calibrated_size(camera: dict[str, Any], calibration: Any, empty_image: Any,
@@ -306,6 +314,16 @@ def _check_spin(seconds: Any, gpio: Any, problems: list[tuple[str, str]]) -> Non
                                                 "which would cut every spin to that"))
 
 
+def _source_spelt(camera: dict[str, Any]) -> Any:
+    """``camera.source`` as :data:`CAMERA_SOURCES` spell it, an older spelling read as what it meant."""
+    source = camera["source"]
+    if source == "scenes":
+        return "generated"
+    if source == "opencv":
+        return "video" if camera["path"] else "usb"
+    return source
+
+
 def _check_model(camera: dict[str, Any], base_dir: Path, problems: list[tuple[str, str]]) -> None:
     """``camera.model``, a model folder relative to the configuration file, must be one now: a
     table started on a missing model would read nothing. Made absolute in place."""
@@ -322,10 +340,10 @@ def _check_real_table_camera(pin_factory: Any, camera_source: Any, problems: lis
     """The generated camera (the default, for the demo and the bench) throws made-up dice: on the
     Pi's real pins it would settle real bets on them. A file for a real table that forgets
     ``[camera]`` must not start."""
-    if pin_factory == "lgpio" and camera_source == "scenes":
-        problems.append(("camera.source", "\"scenes\" (generated dice, the default) with the Pi's pins "
+    if pin_factory == "lgpio" and camera_source == "generated":
+        problems.append(("camera.source", "\"generated\" (generated dice, the default) with the Pi's pins "
                                           "(table.pin_factory = \"lgpio\") would settle real bets on made-up dice; "
-                                          "name the table's camera (\"picamera2\", \"opencv\"), a recording "
+                                          "name the table's camera (\"picamera2\", \"usb\"), a recording "
                                           "(\"folder\") or \"none\" (reads come in the event stream)"))
 
 
@@ -357,6 +375,7 @@ def validate(data: dict[str, Any], source: str) -> Config:
     calibration, empty_image = _load_calibration(merged["calibration"], base_dir, problems)
     console = _build_console(merged["console"], base_dir, problems)
     camera = merged["camera"]
+    camera["source"] = _source_spelt(camera)
     _check_calibrated_size(camera, calibration, empty_image, problems)
     _check_real_table_camera(merged["table"]["pin_factory"], camera["source"], problems)
     if merged["table"]["game"] == "hazard":  # only a hazard table turns the cage
@@ -364,27 +383,33 @@ def validate(data: dict[str, Any], source: str) -> Config:
     _check_model(camera, base_dir, problems)
     if bool(camera.get("full_width")) != bool(camera.get("full_height")):
         problems.append(("camera.full_width", "give full_width and full_height together (0 and 0: no full frame)"))
-    if camera["source"] == "folder" and not camera["path"]:
-        problems.append(("camera.path", "must name the folder of images when camera.source is \"folder\""))
-    elif camera["source"] in ("folder", "opencv") and isinstance(camera["path"], str) and camera["path"]:
+    if camera["source"] in ("folder", "video") and not camera["path"]:
+        what = "the folder of images" if camera["source"] == "folder" else "the video file"
+        problems.append(("camera.path", f"must name {what} when camera.source is {camera['source']!r}"))
+    elif camera["source"] in ("folder", "video") and isinstance(camera["path"], str) and camera["path"]:
         # A recording is relative to this file; it must be there now (a live camera is retried instead).
         recording = base_dir / camera["path"]
-        if camera["source"] == "folder" and not recording.is_dir():
+        unusable = unusable_path(recording)
+        if unusable:
+            problems.append(("camera.path", f"{recording} {unusable}"))
+        elif camera["source"] == "folder" and not recording.is_dir():
             problems.append(("camera.path", f"no such folder: {recording}"))
-        elif camera["source"] == "opencv" and not recording.is_file():
+        elif camera["source"] == "video" and not recording.is_file():
             problems.append(("camera.path", f"no such video file: {recording}"))
         camera["path"] = str(recording)
     from controller.floor.broker import floor_link  # its keys are checked by the floor's own builder
 
     floor, floor_problems = floor_link(merged["floor"], base_dir)
     problems += floor_problems
-    if problems:
-        raise ConfigError(source, problems)
     table = merged["table"]
-    state_dir = Path(table["state_dir"])
+    state_dir = Path(table["state_dir"]) if isinstance(table["state_dir"], str) else Path()
     if not state_dir.is_absolute() and source != DEMO_SOURCE:
         # Relative paths in a file are relative to the file, not to wherever the service started.
         state_dir = Path(source).parent / state_dir
+    if not any(key == "table.state_dir" for key, _ in problems):
+        _check_state_dir(state_dir, problems)
+    if problems:
+        raise ConfigError(source, problems)
     return Config(
         source=source,
         game=table["game"],
@@ -422,7 +447,10 @@ def startup_problems(config: Config) -> list[str]:
     if config.camera["source"] == "picamera2" and importlib.util.find_spec("picamera2") is None:
         found.append('camera.source = "picamera2": Picamera2 is not installed; on the Pi install python3-picamera2 '
                      'and make the venv with --system-site-packages (README, "Raspberry Pi install")')
-    if config.state_dir.exists() and not config.state_dir.is_dir():
+    problem = unusable_path(config.state_dir)
+    if problem:
+        found.append(f"table.state_dir: {config.state_dir} {problem}")
+    elif config.state_dir.is_file():
         found.append(f"table.state_dir: {config.state_dir} is a file, not a folder")
     return found
 
@@ -431,7 +459,12 @@ def device_warnings(config: Config) -> list[str]:
     """Devices named by a path that is not there now: the table starts and waits for them (a USB
     adapter may be plugged in later), but until then its watchdog is not pinged."""
     port = config.display["port"]
-    if port not in ("sim", "none") and port.startswith("/dev/") and not Path(port).exists():
+    if port in ("sim", "none") or not port.startswith("/dev/"):
+        return []
+    unusable = unusable_path(Path(port))
+    if unusable:
+        return [f"display.port: {port} {unusable} (the table cannot open it)"]
+    if not Path(port).exists():
         return [f"display.port: {port} is not there now (the table waits for it, and systemd restarts it "
                 "while the display does not answer)"]
     return []
@@ -470,6 +503,29 @@ def load_rules(path: Path | str, game: str) -> Any:
     if problems:
         raise ConfigError(str(path), problems)
     return built["rules"]
+
+
+def unusable_path(path: Path) -> str | None:
+    """What the system says against ``path`` as a name (a part over 255 bytes, a file where a folder
+    is needed, a loop of links, a NUL), or None: a path that is not there, or that this user may
+    not enter, is no fault of the name (the table's user may), and is said where it is used."""
+    try:
+        os.stat(path)
+    except (FileNotFoundError, PermissionError):
+        return None
+    except OSError as exc:
+        return f"cannot be used: {exc.strerror or exc}"
+    except ValueError as exc:  # a NUL in the name
+        return f"cannot be used: {exc}"
+    return None
+
+
+def _check_state_dir(state_dir: Path, problems: list[tuple[str, str]]) -> None:
+    """The state directory must be a name the system takes: a name it refuses (a part over 255
+    bytes) failed at the first journal write with a traceback."""
+    problem = unusable_path(state_dir)
+    if problem:
+        problems.append(("table.state_dir", f"{state_dir} {problem}"))
 
 
 def console_warnings(config: Config) -> list[str]:
@@ -519,7 +575,12 @@ def load_state_dir(path: Path | str) -> Path:
     if not isinstance(state_dir, str) or not state_dir:
         raise ConfigError(str(path), [("table.state_dir", f"must be a non-empty string (got {state_dir!r})")])
     folder = Path(state_dir)
-    return folder if folder.is_absolute() else path.parent / folder
+    folder = folder if folder.is_absolute() else path.parent / folder
+    problems: list[tuple[str, str]] = []
+    _check_state_dir(folder, problems)
+    if problems:
+        raise ConfigError(str(path), problems)
+    return folder
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -535,6 +596,8 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(str(path), [("(file)", f"not UTF-8 text (TOML must be): byte {exc.start}")]) from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(str(path), [("(syntax)", _with_line(str(exc), text))]) from None
+    except RecursionError:  # tomllib recurses into nested arrays and inline tables
+        raise ConfigError(str(path), [("(syntax)", "arrays or tables nested too deeply to read")]) from None
 
 
 def _with_line(message: str, text: str) -> str:

@@ -32,12 +32,14 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Mapping
 
 from controller.app import (DisplayHandle, TableController, button_event, cage_listener, open_devices,
-                            open_display, open_events, parse_event_line, serve, take)
+                            open_display, serve, stream_event, take)
 from controller.camera import ReadPipeline
 from controller.config import Config
 from controller.floor.publisher import DRAIN_S
 from controller.journal import Journal, JournalError, verify
+from controller.jsonlines import open_lines, read_lines
 from controller.players import Players
+from controller.rules.money import dollars
 from controller.sdnotify import Notifier
 from controller.table import JournaledTable, JournalMismatch, Phase, Step, TableState, expects_roll, lights_for
 from hardware.gpio import ManualClock, SimulatedDealer
@@ -55,17 +57,13 @@ DEMO_SPIN_S = 0.3
 MAX_FRAMES_PER_ROLL = 300
 
 
-def money(cents: int) -> str:
-    return f"${cents / 100:,.2f}"
-
-
 def describe(effect: Mapping[str, Any]) -> str:
     number = f" {effect['number']}" if effect.get("number") is not None else ""
     name = f"{effect.get('bet', '')}{number}"
     if effect["event"] == "settle":
-        return f"seat {effect['seat']} {name} {money(effect['amount'])}: {effect['result']}, paid {money(effect['paid'])}"
+        return f"seat {effect['seat']} {name} {dollars(effect['amount'])}: {effect['result']}, paid {dollars(effect['paid'])}"
     if effect["event"] == "returned":
-        return f"seat {effect['seat']} {name}: {money(effect['amount'])} returned"
+        return f"seat {effect['seat']} {name}: {dollars(effect['amount'])} returned"
     if effect["event"] == "rejected":
         return f"refused {effect.get('refused', '?')}{' ' + name if name.strip() else ''}: {effect['reason']}" + (
             f" ({effect['rule']})" if effect.get("rule") else "")
@@ -96,12 +94,17 @@ class Printer:
 
 
 def set_aside(path: Path, reason: str) -> Path:
-    """Rename a journal the demo cannot continue; returns its new name."""
+    """Rename a journal the demo cannot continue, with the mark of its last row; returns its new name.
+    A demo journal is a whole file (a rollback journal), so the rename keeps every row."""
     from datetime import datetime, timezone
+
+    from controller.journal.mark import mark_path
 
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
     target = path.with_name(f"{path.stem}-{stamp}.set-aside{path.suffix}")
     path.rename(target)
+    if mark_path(path).exists():
+        mark_path(path).rename(mark_path(target))
     target.with_suffix(".reason.txt").write_text(reason + "\n")
     return target
 
@@ -214,7 +217,7 @@ class DemoTable:
         for bet in extra_bets + self.players.bets(state):
             if self.controller.submit(bet).accepted and bet.get("event") == "bet":
                 number_text = f" {bet['number']}" if bet.get("number") is not None else ""
-                placed.append(f"{bet['seat']} {bet['bet']}{number_text} {money(bet['amount'])}")
+                placed.append(f"{bet['seat']} {bet['bet']}{number_text} {dollars(bet['amount'])}")
         if placed:
             print(f"    bets: {', '.join(placed)}", file=self.out)
         self.press("lock")
@@ -248,7 +251,7 @@ class DemoTable:
         camera = self.camera.health
         link = self.display.link.health()
         return {"camera": {"ok": camera.ok, "detail": f"generated scenes: {camera.state.value}"},
-                "display": {"ok": link.healthy, "detail": f"stand-in on {link.port}"
+                "display": {"ok": link.healthy, "detail": "stand-in on a pseudo-terminal"
                             + (f" ({link.last_error})" if link.last_error else "")}}
 
     def keep_open(self) -> None:
@@ -279,7 +282,8 @@ class DemoTable:
     def show_display(self) -> None:
         expected = self.controller.display_view()
         acked = self.display.link.wait_acked(expected, timeout=3.0)
-        screen = " ".join(self.display.standin.screen().rows) if self.display.standin else ""
+        # Each row of the digits in its brackets: three rows of eight run together read as one word.
+        screen = " ".join(f"[{row}]" for row in self.display.standin.screen().rows) if self.display.standin else ""
         verdict = "acknowledged" if acked is not None else "NOT acknowledged"
         print(f"    display {verdict}: {expected.phase} dice {list(expected.dice)} point {expected.point or 'OFF'}"
               + (f" | {screen}" if screen else ""), file=self.out)
@@ -290,15 +294,12 @@ def _extra_bets(path: str, default_game: str) -> dict[str, list[dict[str, Any]]]
     every game: standard input can be read only once. ``ValueError`` names a line whose game is
     not one, rather than drop its bet without a word."""
     bets: dict[str, list[dict[str, Any]]] = {game: [] for game in GAMES}
-    with open_events(path) as stream:
-        for number, line in enumerate(stream, 1):
-            line = line.strip()
-            if not line or line.startswith("#"):
-                continue
-            event = parse_event_line(line)
+    with open_lines(path) as stream:
+        for line in read_lines(stream):
+            event = stream_event(line)
             game = event.pop("game", default_game)
             if not isinstance(game, str) or game not in bets:
-                raise ValueError(f"--bets line {number}: \"game\" must be one of {', '.join(GAMES)}, got {game!r}")
+                raise ValueError(f"--bets line {line.number}: \"game\" must be one of {', '.join(GAMES)}, got {game!r}")
             bets[game].append(event)
     return bets
 
@@ -311,7 +312,11 @@ def run_demo(config: Config, *, rolls: int | None = None, seed: int = 7, state_d
     ``floor``: each game's journal goes to that broker as table ``demo-<game>``. ``console``: serve
     the console there while the demo plays (its address and the demo's logins go to standard
     error). ``keep_open``: after the last game's demo, keep its table and console until
-    interrupted (Ctrl-C ends it with 0)."""
+    interrupted (Ctrl-C ends it with 0).
+
+    A journal that cannot be written (a full disk) stops that game where it is, with the reason on
+    standard error, and the demo goes on to the next (exit status 1): nothing takes effect that the
+    journal did not take, and nothing ends in a traceback."""
     import sys
 
     out = out or sys.stdout
@@ -333,40 +338,14 @@ def run_demo(config: Config, *, rolls: int | None = None, seed: int = 7, state_d
         for index, game in enumerate(games):
             try:
                 demo = DemoTable(config, game, display, seed + GAMES.index(game), out, floor)
-            except JournalError as exc:
-                print(f"{game}: {exc}", file=out)
+            except (JournalError, OSError) as exc:  # a full disk, a state folder that cannot be made
+                print(f"dicetable run: {game}: {_reason(exc)}", file=sys.stderr)
                 status = 1
                 continue
             link = running.attach(demo.controller, demo.inputs, frames_dir=demo.frames, health=demo.health) \
                 if running is not None else None
             try:
-                print(f"\n== {game}: journal {demo.journal.path} (replayed {demo.table.replayed} earlier inputs)",
-                      file=out)
-                if demo.set_aside:
-                    print(f"  (the earlier demo journal does not fit this version; kept as {demo.set_aside})", file=out)
-                demo.controller.redraw()
-                demo.settle_leftovers()
-                extra = extra_bets.get(game, [])
-                for number in range(1, (rolls or ROLLS[game]) + 1):
-                    demo.play_roll(number, extra if number == 1 else [])
-                    demo.show_display()
-                if game == "craps":
-                    print("  a press at the wrong moment:", file=out)
-                    demo.press("confirm")
-                    demo.show_display()  # -no- for a moment: nothing happened
-                    print(f"  the shooter passes the dice (NEXT SHOOTER, point {demo.state.rules.point or 'OFF'}):",
-                          file=out)
-                    before = demo.state.rules.shooter
-                    demo.press("next_shooter")
-                    if demo.state.rules.shooter != before:
-                        print(f"    shooter {before} -> {demo.state.rules.shooter}", file=out)
-                report = verify(demo.journal)
-                nets = ", ".join(f"{seat} {'+' if c >= 0 else '-'}{money(abs(c))}" for seat, c in sorted(demo.printer.net.items()))
-                print(f"  {game} done: {demo.state.rolls} rolls on this table so far; this session: {nets or 'no bets settled'}",
-                      file=out)
-                print(f"  journal: {report.rows} rows, chain {'intact' if report.ok else 'BROKEN at row ' + str(report.broken_seq)}"
-                      f" (dicetable journal --state-dir {config.state_dir / game} recall 3)", file=out)
-                if not report.ok:
+                if not _play(demo, rolls, extra_bets.get(game, []), config.state_dir / game, out):
                     status = 1
                 if keep_open and index == len(games) - 1:
                     where = f" at {running.url}" if running is not None else " (no console)"
@@ -376,6 +355,10 @@ def run_demo(config: Config, *, rolls: int | None = None, seed: int = 7, state_d
                         demo.keep_open()
                     except KeyboardInterrupt:
                         print(f"\n{game} table closed", file=sys.stderr)
+            except JournalError as exc:
+                print(f"dicetable run: {game}: {exc}; this game stops here (its journal holds what was "
+                      "settled before)", file=sys.stderr)
+                status = 1
             finally:
                 if running is not None and link is not None:
                     running.detach(link)
@@ -385,3 +368,39 @@ def run_demo(config: Config, *, rolls: int | None = None, seed: int = 7, state_d
         if running is not None:
             running.stop()
     return status
+
+
+def _reason(exc: Exception) -> str:
+    """What went wrong, without a traceback: the journal's message, or the system's with the file."""
+    if isinstance(exc, OSError):
+        return f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else "")
+    return str(exc)
+
+
+def _play(demo: DemoTable, rolls: int | None, extra: list[dict[str, Any]], state_dir: Path, out: IO[str]) -> bool:
+    """One game of the demo, printed as it goes; whether its journal verifies at the end."""
+    game = demo.game
+    print(f"\n== {game}: journal {demo.journal.path} (replayed {demo.table.replayed} earlier inputs)", file=out)
+    if demo.set_aside:
+        print(f"  (the earlier demo journal does not fit this version; kept as {demo.set_aside})", file=out)
+    demo.controller.redraw()
+    demo.settle_leftovers()
+    for number in range(1, (rolls or ROLLS[game]) + 1):
+        demo.play_roll(number, extra if number == 1 else [])
+        demo.show_display()
+    if game == "craps":
+        print("  a press at the wrong moment:", file=out)
+        demo.press("confirm")
+        demo.show_display()  # -no- for a moment: nothing happened
+        print(f"  the shooter passes the dice (NEXT SHOOTER, point {demo.state.rules.point or 'OFF'}):", file=out)
+        before = demo.state.rules.shooter
+        demo.press("next_shooter")
+        if demo.state.rules.shooter != before:
+            print(f"    shooter {before} -> {demo.state.rules.shooter}", file=out)
+    report = verify(demo.journal)
+    nets = ", ".join(f"{seat} {'+' if c >= 0 else ''}{dollars(c)}" for seat, c in sorted(demo.printer.net.items()))
+    print(f"  {game} done: {demo.state.rolls} rolls on this table so far; this session: {nets or 'no bets settled'}",
+          file=out)
+    print(f"  journal: {report.rows} rows, chain {'intact' if report.ok else 'BROKEN at row ' + str(report.broken_seq)}"
+          f" (dicetable journal --state-dir {state_dir} recall 3)", file=out)
+    return report.ok

@@ -20,6 +20,7 @@ from controller.app import (TableController, button_event, cage_listener, floor_
                             read_events, serve, streamed_inputs)
 from controller.config import Config, rules_warnings
 from controller.journal import Journal
+from controller.jsonlines import json_line
 from controller.sdnotify import Notifier
 from controller.table import JournaledTable, dice_thrown, expects_roll
 from hardware.gpio import exit_on_signals
@@ -34,7 +35,8 @@ def run_table(config: Config, *, events: IO[str] | None = None, resume: bool = F
               exit_at_end: bool = False, out: IO[str] | None = None, stop: threading.Event | None = None) -> int:
     """Run the configured table until ``stop`` is set, a signal ends it, or (``exit_at_end``) the
     event stream is played; returns the exit status. ``out`` (standard output by default, looked up
-    at the call) gets the start line and every effect."""
+    at the call) gets every effect as a JSON line and nothing else, so it can be piped into another
+    program; the start line goes to standard error with the log."""
     out = out or sys.stdout
     notifier = Notifier()
     if threading.current_thread() is threading.main_thread():
@@ -53,7 +55,8 @@ def run_table(config: Config, *, events: IO[str] | None = None, resume: bool = F
     try:  # whatever fails to open, what did open is closed: the motor and lamps first
         table = JournaledTable.open(journal, config.game, config.rules, progress=replaying)
         print(f"{config.game} table from {config.state_dir}: replayed {table.replayed} inputs"
-              + (f", completed {table.completed} effects cut off by the last stop" if table.completed else ""), file=out)
+              + (f", completed {table.completed} effects cut off by the last stop" if table.completed else ""),
+              file=sys.stderr, flush=True)
         devices, _ = open_devices(config, sink=lambda b: inputs.put(button_event(b)),
                                   on_motor_stop=cage_listener(inputs.put))
         display = open_display(config) if config.display["port"] != "none" else None
@@ -134,13 +137,11 @@ class _Echo:
         self.out: IO[str] | None = out
 
     def __call__(self, event: Any, step: Any, before: Any) -> None:
-        import json
-
         if self.out is None:
             return
         try:
             for effect in step.effects:
-                print(json.dumps(effect, separators=(",", ":")), file=self.out, flush=True)
+                print(json_line(effect), file=self.out, flush=True)
         except (OSError, ValueError):
             log.warning("standard output is gone; effects are no longer echoed (the journal has them)")
             self.out = None

@@ -14,11 +14,13 @@ from firmware.codec import crc16
 
 # 2: phases "manual" and "enter" added (a display speaking 1 refuses their codes: reflash it).
 # 3: phases "refused" and "fault" added.
-PROTOCOL_VERSION = 3
+# 4: HELLO carries the host's session, STATE its session and state number: a display never steps
+#    back to an older state that arrives late.
+PROTOCOL_VERSION = 4
 
 # Host -> display
-HELLO = 0x01  # payload: [protocol version]
-STATE = 0x02  # payload: DisplayState.to_payload()
+HELLO = 0x01  # payload: [protocol version, session_hi, session_lo]
+STATE = 0x02  # payload: [session_hi, session_lo, number_hi, number_lo] + DisplayState.to_payload()
 PING = 0x03  # payload: empty (the heartbeat)
 # Display -> host (SEQ echoes the request's SEQ)
 ACK = 0x80  # payload: [status, has_state, tag_hi, tag_lo]
@@ -29,13 +31,19 @@ OK = 0
 BAD_PAYLOAD = 1
 UNKNOWN_TYPE = 2
 BAD_VERSION = 3
+STALE = 4  # a STATE older than the one shown, or of another host's session: not shown
 
 STATUS_NAMES = {
     OK: "ok",
     BAD_PAYLOAD: "bad payload",
     UNKNOWN_TYPE: "unknown message type",
     BAD_VERSION: "unsupported protocol version",
+    STALE: "older than the state shown, or of another session",
 }
+
+#: State numbers count modulo this; a number is newer than another when it is less than half the
+#: circle ahead of it (serial number arithmetic), so counting on past 65535 is no step back.
+NUMBERS = 0x10000
 
 GAMES = ("craps", "hazard", "bang")
 # What the table is doing, as the dealer needs to see it. The wire sends a phase's index, so a new
@@ -182,6 +190,40 @@ class DisplayState:
 
     def __repr__(self):
         return "DisplayState(game=%r, phase=%r, dice=%r, point=%r, recent=%r, roll_id=%r)" % self._key()
+
+
+def newer_or_same(number, than):
+    """Whether state ``number`` is ``than`` or comes after it (modulo :data:`NUMBERS`): a display
+    shows it; an older one arrived late and is not shown."""
+    return (number - than) % NUMBERS < NUMBERS // 2
+
+
+def hello_payload(session):
+    """HELLO payload: the host's protocol version and its session (0..65535, new at every start of
+    the host's link, so a display tells one host's states from another's)."""
+    return bytes([PROTOCOL_VERSION, (session >> 8) & 0xFF, session & 0xFF])
+
+
+def parse_hello(payload):
+    """(protocol version, session or None) of a HELLO payload; an older host sends no session."""
+    if not payload:
+        raise ValueError("hello without a protocol version")
+    session = (payload[1] << 8) | payload[2] if len(payload) >= 3 else None
+    return payload[0], session
+
+
+def state_payload(session, number, state):
+    """STATE payload: the host's session, the state's number (one more for every new state the
+    host shows, modulo :data:`NUMBERS`) and the picture."""
+    return bytes([(session >> 8) & 0xFF, session & 0xFF, (number >> 8) & 0xFF, number & 0xFF]) + state.to_payload()
+
+
+def parse_state(payload):
+    """(session, number, DisplayState) of a STATE payload; raises ValueError on anything malformed."""
+    data = bytes(payload)
+    if len(data) < 4:
+        raise ValueError("state payload too short (%d bytes)" % len(data))
+    return (data[0] << 8) | data[1], (data[2] << 8) | data[3], DisplayState.from_payload(data[4:])
 
 
 def ack_payload(status, tag):

@@ -48,7 +48,7 @@ if [ ! -e /etc/dicetable/dicetable.toml ]; then
     # the Pi camera and the display on the Pi's UART, where the firmware listens.
     sed -e 's|^state_dir = .*|state_dir = "/var/lib/dicetable"|' \
         -e 's|^pin_factory = .*|pin_factory = "lgpio"|' \
-        -e 's|^source = "scenes"|source = "picamera2"|' \
+        -e 's|^source = "generated"|source = "picamera2"|' \
         -e "s|^port = \"sim\"|port = \"$PORT\"|" \
         "$HERE/docs/example.toml" > /etc/dicetable/dicetable.toml
     chmod 0644 /etc/dicetable/dicetable.toml

@@ -572,6 +572,8 @@ def _table(path: Path) -> tuple[dict[str, Any], list[str]]:
         reason = f"not UTF-8 text (TOML must be): byte {exc.start}"
     except tomllib.TOMLDecodeError as exc:
         reason = str(exc)
+    except RecursionError:  # tomllib recurses into nested arrays and inline tables
+        reason = "arrays or tables nested too deeply to read"
     else:
         if "calibration" not in data:
             return data, []

@@ -34,12 +34,24 @@ def _command_modules() -> list[ModuleType]:
     return sorted(modules, key=lambda m: m.NAME)
 
 
+def _version() -> str:
+    """The installed distribution's version (pyproject.toml), or ``unknown`` run from a tree that
+    was never installed."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("dicetable")
+    except PackageNotFoundError:
+        return "unknown"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The full argument parser, with one subparser per discovered command."""
     parser = argparse.ArgumentParser(
         prog="dicetable",
         description="Run and audit a casino dice table (Craps, Hazard, Bang) from a Raspberry Pi.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in _command_modules():
         cmd = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP)

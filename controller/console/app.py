@@ -17,6 +17,8 @@ state it shows is built in :mod:`controller.console.views` from what the table s
 - ``POST /api/verify`` -- any user: check the journal's chain now (202).
 - ``GET /api/board``, ``GET /api/board/events`` (server-sent ``board`` events) -- no login.
 - ``/``, ``/login``, ``/dealer``, ``/pit``, ``/board`` -- the pages; ``/static/...`` their files.
+- Any other path: 404 ``{"reason"}``; a method a path does not take: 405 ``{"reason"}`` (``rule``
+  null on the dealer's inputs), after the 401 of a path that needs a session.
 """
 from __future__ import annotations
 
@@ -28,15 +30,19 @@ from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp
 
 from controller.console.link import NotTaken, TableLink
 from controller.web.access import AllowedPeers, Network
 from controller.web.auth import Auth, Denied, denied_response, read_body
+from controller.web.errors import http_errors
+from controller.web.headers import SecurityHeaders
+from controller.web.hosts import AllowedHosts, HostNames
 from controller.web.push import Broadcast, sse
 from controller.web.users import Users
 
@@ -49,27 +55,23 @@ COOKIE = "dicetable_console"
 MAX_BODY = 16 * 1024
 #: Seconds between two looks at the devices' health.
 HEALTH_EVERY_S = 2.0
-#: What each POST takes: the events it accepts and the one a body without ``event`` means.
+#: What each POST takes: the events it accepts. A bet or a removal may leave ``event`` out (the URL
+#: says which); a press must name its button, so that a body naming none presses nothing.
 BETS, REMOVALS = ("bet",), ("remove",)
 ACTIONS = ("lock", "confirm", "void", "manual", "next_shooter")
 #: Fields of a request the console sets itself, whatever the browser sent.
 OURS = ("user", "via")
-
-_HEADERS = [
-    (b"content-security-policy", (b"default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
-                                  b"connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")),
-    (b"x-content-type-options", b"nosniff"),
-    (b"x-frame-options", b"DENY"),
-    (b"referrer-policy", b"no-referrer"),
-]
-
+#: The paths anyone may use; every other needs a session (401 before anything else, a wrong method too).
+PUBLIC = ("/healthz", "/api/login", "/api/board", "/api/board/events", "/login", "/board")
+#: The paths whose refusals carry ``rule`` (null for any but the engine's): a wrong method's too.
+WITH_RULE = ("/api/bets", "/api/remove", "/api/actions")
 
 class Console:
     """The console's state, owned by the web server's loop: logins, the table being dealt (which
     the demo changes between games), and the two channels of updates (logged-in pages, the board)."""
 
-    def __init__(self, users: Users, *, demo: bool = False):
-        self.auth = Auth(users, cookie=COOKIE)
+    def __init__(self, users: Users, *, demo: bool = False, proxies: Iterable[Network] = ()):
+        self.auth = Auth(users, cookie=COOKIE, proxies=proxies)
         self.demo = demo
         self.updates = Broadcast()
         self.board = Broadcast()
@@ -79,6 +81,7 @@ class Console:
         self._board: bytes = sse("board", None)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._verified_at = 0.0
+        self._checking: tuple[TableLink, asyncio.Task[Any]] | None = None
 
     # --- the server's thread ---------------------------------------------------------------
 
@@ -95,10 +98,23 @@ class Console:
         self.updates.close()
         self.board.close()
 
-    def _spawn(self, work: Any) -> None:
+    def _spawn(self, work: Any) -> asyncio.Task[Any]:
         task = asyncio.ensure_future(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        return task
+
+    def _check_chain(self, link: TableLink) -> None:
+        """Check ``link``'s journal now, unless a check of it is under way: each is a process of its
+        own, and a button pressed again and again must not start one each time. A check of a table
+        no longer dealt (the demo moved on) is stopped for it."""
+        if self._checking is not None:
+            checked, task = self._checking
+            if not task.done():
+                if checked is link:
+                    return
+                task.cancel()
+        self._checking = (link, self._spawn(link.verify()))
 
     async def _watch(self) -> None:
         """Every :data:`HEALTH_EVERY_S`: the devices' health; now and then, the journal's chain."""
@@ -112,7 +128,7 @@ class Console:
             now = asyncio.get_running_loop().time()
             if link.verify_every_s is not None and now - self._verified_at >= link.verify_every_s:
                 self._verified_at = now
-                self._spawn(link.verify())
+                self._check_chain(link)
 
     def changed(self) -> None:
         """The table or its health changed: push the new state, and the board if its part changed."""
@@ -131,7 +147,7 @@ class Console:
             link.poll_health()
             if link.verify_every_s is not None:
                 self._verified_at = asyncio.get_running_loop().time()
-                self._spawn(link.verify())
+                self._check_chain(link)
         self.changed()
 
     # --- the table's thread ---------------------------------------------------------------
@@ -194,7 +210,7 @@ class Console:
 
     async def verify(self, request: Request) -> Response:
         self.auth.require(request, change=True)
-        self._spawn(self.table().verify())
+        self._check_chain(self.table())
         return JSONResponse({"verifying": True}, status_code=202)
 
     async def bets(self, request: Request) -> Response:
@@ -262,7 +278,9 @@ def _event(body: bytes, allowed: tuple[str, ...], path: str) -> dict[str, Any]:
         data = None
     if not isinstance(data, dict):
         raise _Unprocessable(f"{path} takes one JSON object, as in docs/events.md")
-    name = data.get("event", allowed[0])
+    name = data.get("event", allowed[0] if len(allowed) == 1 else None)
+    if name is None and "event" not in data:
+        raise _Unprocessable(f"{path} names no event: send one of {', '.join(repr(a) for a in allowed)}")
     if name not in allowed:
         raise _Unprocessable(f"{path} takes {' or '.join(repr(a) for a in allowed)} events, not {name!r}")
     return {**{k: v for k, v in data.items() if k not in OURS}, "event": name}
@@ -280,27 +298,9 @@ async def _unprocessable(request: Request, exc: Exception) -> Response:
     return JSONResponse({"reason": exc.reason, "rule": None}, status_code=422)
 
 
-class SecurityHeaders:
-    """Every answer says: scripts and styles from this origin only, never in a frame, no referrer."""
-
-    def __init__(self, app: ASGIApp):
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-
-        async def with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                message["headers"] = list(message.get("headers", [])) + _HEADERS
-            await send(message)
-
-        await self.app(scope, receive, with_headers)
-
-
-def build_app(console: Console, networks: Iterable[Network] = ()) -> ASGIApp:
-    """The console as an ASGI app: only loopback and ``networks`` may connect."""
+def build_app(console: Console, names: HostNames, networks: Iterable[Network] = ()) -> ASGIApp:
+    """The console as an ASGI app: only loopback and ``networks`` may connect, and only by one of
+    ``names`` (:mod:`controller.web.hosts`: no other site's page reaches it by DNS rebinding)."""
     auth = console.auth
     routes = [
         Route("/healthz", console.healthz),
@@ -324,5 +324,7 @@ def build_app(console: Console, networks: Iterable[Network] = ()) -> ASGIApp:
         Route("/pit", console.page("pit")),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes, exception_handlers={_Unprocessable: _unprocessable, Denied: denied_response})
-    return AllowedPeers(SecurityHeaders(app), networks)
+    errors = http_errors(auth, public=PUBLIC, public_prefixes=("/static/",), with_rule=WITH_RULE)
+    app = Starlette(routes=routes, exception_handlers={_Unprocessable: _unprocessable, Denied: denied_response,
+                                                      HTTPException: errors})
+    return SecurityHeaders(AllowedPeers(AllowedHosts(app, names, setting="[console] hosts"), networks))

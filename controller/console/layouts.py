@@ -19,6 +19,7 @@ from typing import Any
 
 from controller.rules import TableConfig
 from controller.rules.kinds import POINTS, kind_of
+from controller.rules.money import dollars
 
 #: The odds strips' ``number`` when it is the shooter's point (filled in by the page when tapped).
 POINT = "point"
@@ -109,10 +110,6 @@ def _bang() -> Layout:
 LAYOUTS = {"craps": _craps(), "hazard": _hazard(), "bang": _bang()}
 
 
-def _money(cents: int) -> str:
-    return f"${cents // 100}.{cents % 100:02d}"
-
-
 def limits(game: str, space: Space, config: TableConfig) -> dict[str, Any]:
     """The space's limits: ``min``/``max`` in cents (``max`` None for odds, which scale with the bet
     they back: ``odds`` then gives the maximum behind the reference bet), ``text`` for the page,
@@ -123,14 +120,14 @@ def limits(game: str, space: Space, config: TableConfig) -> dict[str, Any]:
         number = space.number if isinstance(space.number, int) else None
         top = config.maximum(space.bet, number)
         return {"min": config.min_bet, "max": top, "rule": kind.rule, "limit_rule": kind.max_rule,
-                "text": f"{_money(config.min_bet)} to {_money(top)}"}
+                "text": f"{dollars(config.min_bet)} to {dollars(top)}"}
     lay = space.on in ("dont_pass", "dont_come")
     table = dict(config.lay_odds if lay else config.take_odds)
     points = [space.number] if isinstance(space.number, int) else list(POINTS)
-    behind = ", ".join(f"{n}: {_money(table[n])}" for n in points)
+    behind = ", ".join(f"{n}: {dollars(table[n])}" for n in points)
     rule = "§4620.3(e)(5)(iii)-(iv)" if space.on in ("come", "dont_come") else "§4620.3(e)(3)"
     return {"min": 1, "max": None, "rule": rule, "limit_rule": rule, "odds": {str(n): table[n] for n in points},
-            "text": f"{'lay' if lay else 'take'} up to {behind} behind {_money(config.odds_reference_bet)}"}
+            "text": f"{'lay' if lay else 'take'} up to {behind} behind {dollars(config.odds_reference_bet)}"}
 
 
 def layout_json(game: str, config: TableConfig) -> dict[str, Any]:

@@ -230,7 +230,10 @@ class TableLink:
         if self.frames_dir is None or not name or "/" in name or "\\" in name or name.startswith("."):
             return None
         path = self.frames_dir / name
-        return path if path.is_file() else None
+        try:
+            return path if path.is_file() else None
+        except OSError:  # a name the file system cannot hold (too long, say) names no frame either
+            return None
 
 
 def _lower_priority() -> None:

@@ -18,6 +18,7 @@ from controller.app import TableController
 from controller.console.app import Console, build_app
 from controller.console.link import Health, TableLink
 from controller.web.access import Network
+from controller.web.hosts import HostNames
 from controller.web.serve import Listen, WebServer, tls_context
 from controller.web.settings import WebSettings
 from controller.web.users import StaticUsers, Users, UsersFile
@@ -51,12 +52,13 @@ class RunningConsole:
         self.server.stop()
 
 
-def start(listen: Listen, users: Users, *, networks: Iterable[Network] = (), tls: Any = None,
-          demo: bool = False) -> RunningConsole | None:
-    """The console listening on ``listen``; None (with a warning in the log) when it cannot."""
-    console = Console(users, demo=demo)
-    server = WebServer(build_app(console, networks), listen, tls=tls, on_loop=console.bind, on_stop=console.close,
-                       name="console")
+def start(listen: Listen, users: Users, *, networks: Iterable[Network] = (), hosts: Iterable[str] = (),
+          proxies: Iterable[Network] = (), tls: Any = None, demo: bool = False) -> RunningConsole | None:
+    """The console listening on ``listen``, answering to the names it listens as and ``hosts``,
+    believing ``X-Forwarded-*`` from ``proxies`` only; None (with a warning in the log) when it cannot."""
+    console = Console(users, demo=demo, proxies=proxies)
+    server = WebServer(build_app(console, HostNames(listen.host, hosts), networks), listen, tls=tls,
+                       on_loop=console.bind, on_stop=console.close, name="console")
     if not server.start():
         return None
     return RunningConsole(console, server)
@@ -91,7 +93,8 @@ def start_configured(settings: WebSettings, err: IO[str] | None = None) -> Runni
         except ValueError as exc:
             print(f"console: {exc}; the table runs without its console", file=err)
             return None
-    running = start(settings.listen, UsersFile(settings.users), networks=settings.networks, tls=tls)
+    running = start(settings.listen, UsersFile(settings.users), networks=settings.networks, hosts=settings.hosts,
+                    proxies=settings.trusted_proxies, tls=tls)
     if running is None:
         print(f"console: cannot listen on {settings.listen}; the table runs without its console", file=err)
     else:

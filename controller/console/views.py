@@ -14,16 +14,11 @@ from typing import Any
 
 from controller import rules
 from controller.console.layouts import space_of
+from controller.rules.money import dollars
 from controller.table import Phase, TableState, view_for
 
 #: The fields of a read event the pages draw (the frame, each die's box and value, the verdict).
 READ_FIELDS = ("status", "dice", "confidence", "frame", "boxes", "size", "reason", "ms", "at_rest")
-
-
-def money(cents: int) -> str:
-    sign = "-" if cents < 0 else ""
-    cents = abs(cents)
-    return f"{sign}${cents // 100:,}.{cents % 100:02d}"
 
 
 def bet_name(bet: str, number: int | None = None, on: str | None = None) -> str:
@@ -47,14 +42,14 @@ def settlement_line(effect: Mapping[str, Any]) -> dict[str, Any]:
                             "result": result, "paid": paid, "pay": 0, "take": 0, "return": 0}
     if result == "win":
         line["pay"] = paid - amount
-        line["text"] = f"seat {seat}: {name} wins, pay {money(paid - amount)}"
-        line["note"] = f"the {money(amount)} stake comes back with it"
+        line["text"] = f"seat {seat}: {name} wins, pay {dollars(paid - amount)}"
+        line["note"] = f"the {dollars(amount)} stake comes back with it"
     elif result == "lose":
         line["take"] = amount
-        line["text"] = f"seat {seat}: {name} loses, take {money(amount)}"
+        line["text"] = f"seat {seat}: {name} loses, take {dollars(amount)}"
     else:
         line["return"] = amount
-        line["text"] = f"seat {seat}: {name} pushes, return {money(amount)}"
+        line["text"] = f"seat {seat}: {name} pushes, return {dollars(amount)}"
     return line
 
 

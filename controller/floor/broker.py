@@ -10,7 +10,7 @@ from __future__ import annotations
 import ssl
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 from urllib.parse import unquote, urlsplit
 
 SCHEMES = {"mqtt": 1883, "mqtts": 8883}
@@ -82,19 +82,112 @@ def parse_broker(url: str, *, username: str | None = None, password_file: str | 
                           password, str(cafile) if cafile else None)
 
 
-def make_client(settings: BrokerSettings, client_id: str, *, clean_session: bool = True) -> Any:
-    """A paho client for ``settings`` (login and TLS set, not yet connected), reconnecting by
-    itself with a delay from 1 s up to 30 s."""
+#: MQTT 5's reason code when the broker ends a session because a newer connection took its client id.
+SESSION_TAKEN_OVER = 142
+#: A persistent session's expiry (MQTT 5): never, as MQTT 3.1.1's ``clean_session`` false was.
+SESSION_KEPT_S = 0xFFFFFFFF
+
+
+def make_client(settings: BrokerSettings, client_id: str) -> Any:
+    """A paho client for ``settings`` (login and TLS set, not yet connected: :func:`connect`),
+    reconnecting by itself with a delay from 1 s up to 30 s. It speaks MQTT 5, whose broker says
+    why it ends a connection: above all that another client took this one's id
+    (:func:`taken_over`), which MQTT 3.1.1 shows only as a connection closed."""
     import paho.mqtt.client as mqtt
 
-    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=clean_session,
-                         protocol=mqtt.MQTTv311)
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5)
     if settings.username:
         client.username_pw_set(settings.username, settings.password)
     if settings.tls:
         client.tls_set(ca_certs=settings.cafile, cert_reqs=ssl.CERT_REQUIRED, tls_version=ssl.PROTOCOL_TLS_CLIENT)
     client.reconnect_delay_set(min_delay=1, max_delay=30)
     return client
+
+
+def connect(client: Any, settings: BrokerSettings, *, persistent: bool) -> None:
+    """Connect ``client`` in the background (paho's own thread, which reconnects). A ``persistent``
+    session (the floor's) is resumed at each connection and kept by the broker while the client is
+    away; any other starts clean and ends with the connection (a table's)."""
+    from paho.mqtt.packettypes import PacketTypes
+    from paho.mqtt.properties import Properties
+
+    properties = Properties(PacketTypes.CONNECT)
+    if persistent:
+        properties.SessionExpiryInterval = SESSION_KEPT_S
+    client.connect_async(settings.host, settings.port, keepalive=30, clean_start=not persistent,
+                         properties=properties)
+    client.loop_start()
+
+
+def taken_over(reason: Any) -> bool:
+    """Whether a disconnection's ``reason`` says another client connected with this one's id."""
+    return getattr(reason, "value", None) == SESSION_TAKEN_OVER
+
+
+def table_client_id(table_id: str) -> str:
+    """A table's client id: a name space of its own (``dicetable-table-``), so that no table id can
+    be a floor's (``dicetable-floor-...``) or another table's."""
+    return f"dicetable-table-{table_id}"
+
+
+class SessionWatch:
+    """Tells a session taken over from a connection merely lost, and says when to log it.
+
+    A broker gives a client id's session to the newest connection and closes the older one; when
+    both clients reconnect by themselves they throw each other off about once a second for ever.
+    An MQTT 5 broker says so (:func:`taken_over`: Mosquitto from 2.0.15); an older one (Debian's
+    and Raspberry Pi OS's 2.0.11) only closes the connection, which looks like any lost one. So a
+    connection closed :data:`times` times within ``window_s``, each within ``short_s`` of the
+    broker accepting it, is taken for the same: a broker that restarted, or a network that failed,
+    does not accept again at once only to close again. Either is said at once the first time, then
+    at most once every ``every_s`` with how many came meanwhile."""
+
+    TAKEN = "taken over"
+    FLAPPING = "closed again and again"
+    LOST = "lost"
+
+    def __init__(self, clock: Callable[[], float], *, short_s: float = 10.0, window_s: float = 60.0,
+                 times: int = 3, every_s: float = 60.0):
+        self.clock, self.short_s, self.window_s, self.times, self.every_s = clock, short_s, window_s, times, every_s
+        self._connected_at: float | None = None
+        self._short: list[float] = []
+        self._said_at: float | None = None
+        self._unsaid = 0
+
+    def connected(self) -> None:
+        self._connected_at = self.clock()
+
+    def lost(self, reason: Any) -> tuple[str, int]:
+        """What a disconnection for ``reason`` was (:data:`TAKEN`, :data:`FLAPPING` or :data:`LOST`)
+        and, for the first two, the count to say now, or 0 to say nothing yet: the sessions taken over
+        since the last message, or the connections closed within ``window_s``."""
+        now = self.clock()
+        lasted = None if self._connected_at is None else now - self._connected_at
+        self._connected_at = None
+        if lasted is not None and lasted < self.short_s:
+            self._short = [t for t in self._short if now - t < self.window_s] + [now]
+        if taken_over(reason):
+            return self.TAKEN, self._count(now)
+        if lasted is not None and lasted < self.short_s and len(self._short) >= self.times:
+            return self.FLAPPING, len(self._short) if self._count(now) else 0
+        return self.LOST, 1
+
+    def _count(self, now: float) -> int:
+        self._unsaid += 1
+        if self._said_at is not None and now - self._said_at < self.every_s:
+            return 0
+        self._said_at, said, self._unsaid = now, self._unsaid, 0
+        return said
+
+
+def describe_takeover(kind: str, broker: BrokerSettings, client_id: str, times: int) -> str:
+    """The first half of the log line for a session taken over (:class:`SessionWatch`), naming the id."""
+    if kind == SessionWatch.TAKEN:
+        return (f"the broker {broker.url} gave the session of client id {client_id} to another client that connected "
+                f"with the same id ({times} time{'' if times == 1 else 's since the last message'})")
+    return (f"the broker {broker.url} closed the connection {times} times within a minute, each within seconds of "
+            f"accepting it: most likely another client connects with the same client id {client_id}, and the broker "
+            f"gives the session to the newest")
 
 
 @dataclass(frozen=True)

@@ -66,7 +66,11 @@ def parse_row(payload: bytes | str) -> Row:
         raise RowError("a journal row's field of the wrong kind")
     if json.dumps(body, sort_keys=True, separators=(",", ":")) != line:
         raise RowError(f"row {seq} is not spelt as `journal export` spells it")
-    if entry_hash(prev, seq, ts, kind, canonical_json(event)) != digest:
+    try:
+        text = canonical_json(event)
+    except ValueError:  # NaN or Infinity: no journal keeps them now, and JSON has none
+        raise RowError(f"row {seq} holds a number that is not finite, which no journal row does now") from None
+    if entry_hash(prev, seq, ts, kind, text) != digest:
         raise RowError(f"row {seq} does not hash right: it is not the row the table's journal wrote")
     return Row(seq, ts, kind, prev, digest, line)
 

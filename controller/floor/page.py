@@ -7,11 +7,14 @@ the page unable to change anything. It uses the table console's web stack and lo
 (``dicetable-floor``), the rate-limited login, and server-sent events. Every user of the file may
 look (the page changes nothing); off loopback it serves only with TLS.
 
-- ``GET /`` -- the page (``static/floor.html``: plain HTML, CSS and JavaScript).
+- ``GET /`` -- the page (``static/floor.html``, its style and script in ``/static/floor.css`` and
+  ``/static/floor.js``: nothing inline, so the Content-Security-Policy allows this origin's files only).
 - ``POST /api/login``, ``POST /api/logout``, ``GET /api/whoami`` -- :class:`controller.web.auth.Auth`.
 - ``GET /api/floor`` -- the floor now (:func:`floor_view`); ``GET /api/events`` -- the same, pushed
   when it changes (``floor``), and each alert as it is raised (``alert``).
 - ``GET /api/tables/{table}`` -- a table's journals and its last rows (:func:`table_history`).
+- Any other path: 404 ``{"reason"}``; a method a path does not take: 405 ``{"reason"}``, after the
+  401 of a path that needs a session.
 """
 from __future__ import annotations
 
@@ -74,6 +77,15 @@ def floor_view(store: FloorStore, now: datetime | None = None) -> dict[str, Any]
             "offline": [t["table"] for t in tables if t["online"] is False]}
 
 
+def served_view(store: FloorStore) -> dict[str, Any]:
+    """:func:`floor_view` as the browsers get it: a database that cannot be read now (being made,
+    briefly locked) is said in ``error``, and the page serves on."""
+    try:
+        return floor_view(store)
+    except Exception as exc:  # noqa: BLE001 - a database being created, or briefly locked: say so, serve on
+        return {"tables": [], "alerts": [], "offline": [], "error": f"cannot read the floor's database: {exc}"}
+
+
 def table_history(store: FloorStore, table: str, journal: str | None = None) -> dict[str, Any] | None:
     """A table's journals (oldest first) and the last :data:`HISTORY_ROWS` rows of one (the
     current by default), or None when the floor holds nothing of that table."""
@@ -109,37 +121,41 @@ class Page:
         self.store.close()
 
 
-def build_app(db: Path | str, users: Any, *, networks: tuple[Any, ...] = ()) -> tuple[Any, Any, FloorStore]:
-    """The Starlette app of the page over the database ``db``, with its event channel and store."""
+def build_app(db: Path | str, users: Any, *, networks: tuple[Any, ...] = (), listen_host: str = "127.0.0.1",
+              hosts: tuple[str, ...] = (), proxies: tuple[Any, ...] = ()) -> tuple[Any, Any, FloorStore]:
+    """The Starlette app of the page over the database ``db``, with its event channel and store.
+    It answers only to the names it listens as (``listen_host``) and ``hosts``
+    (:mod:`controller.web.hosts`: no other site's page reaches it by DNS rebinding), and believes
+    ``X-Forwarded-*`` from the reverse ``proxies`` only."""
     from starlette.applications import Starlette
     from starlette.requests import Request
     from starlette.responses import FileResponse, JSONResponse, Response
-    from starlette.routing import Route
+    from starlette.routing import Mount, Route
+    from starlette.staticfiles import StaticFiles
 
     from controller.web.access import AllowedPeers
+    from starlette.exceptions import HTTPException
+
     from controller.web.auth import Auth, Denied, denied_response
+    from controller.web.errors import http_errors
+    from controller.web.headers import SecurityHeaders
+    from controller.web.hosts import AllowedHosts, HostNames
     from controller.web.push import Broadcast, sse
 
     store = _open_store(db)
-    auth = Auth(users, cookie=COOKIE)
+    auth = Auth(users, cookie=COOKIE, proxies=proxies)
     events = Broadcast()
-
-    def view() -> dict[str, Any]:
-        try:
-            return floor_view(store)
-        except Exception as exc:  # noqa: BLE001 - a database being created, or briefly locked: say so, serve on
-            return {"tables": [], "alerts": [], "offline": [], "error": f"cannot read the floor's database: {exc}"}
 
     async def page(request: Request) -> Response:
         return FileResponse(STATIC / "floor.html", headers={"Cache-Control": "no-cache"})
 
     async def floor(request: Request) -> Response:
         auth.require(request)
-        return JSONResponse(view())
+        return JSONResponse(served_view(store))
 
     async def stream(request: Request) -> Response:
-        auth.require(request)
-        return events.response([sse("floor", view())])
+        session = auth.require(request)  # the stream ends once its user logs out, expires or is removed
+        return events.response([sse("floor", served_view(store))], allowed=auth.still(session))
 
     async def history(request: Request) -> Response:
         auth.require(request)
@@ -156,9 +172,11 @@ def build_app(db: Path | str, users: Any, *, networks: tuple[Any, ...] = ()) -> 
         Route("/api/floor", floor),
         Route("/api/events", stream),
         Route("/api/tables/{table}", history),
-    ], exception_handlers={Denied: denied_response})
-    app.state.view = view
-    return AllowedPeers(app, networks), events, store
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ], exception_handlers={Denied: denied_response,
+                           HTTPException: http_errors(auth, public=("/", "/api/login"), public_prefixes=("/static/",))})
+    guarded = AllowedPeers(AllowedHosts(app, HostNames(listen_host, hosts), setting="dicetable floor --hosts"), networks)
+    return SecurityHeaders(guarded), events, store
 
 
 def _open_store(db: Path | str) -> FloorStore:
@@ -180,12 +198,16 @@ def default_users(db: Path | str) -> Path:
 
 
 def start_page(db: Path | str, listen: str, *, users: str | Path | None = None, certificate: str | None = None,
-               key: str | None = None, networks: tuple[str, ...] = ()) -> Page | None:
+               key: str | None = None, networks: tuple[str, ...] = (), hosts: tuple[str, ...] = (),
+               trusted_proxies: tuple[str, ...] = ()) -> Page | None:
     """Serve the page of the database ``db`` on ``listen`` (``HOST:PORT``), its logins from ``users``
-    (:func:`default_users` by default; a file not there yet lets nobody in until a user is added).
+    (:func:`default_users` by default; a file not there yet lets nobody in until a user is added),
+    to browsers that reach it by the address it listens on or one of the names ``hosts``; the
+    client behind one of ``trusted_proxies`` (networks) is the one it names in ``X-Forwarded-For``.
     :class:`PageError` when it cannot be served as asked; None, with a warning, when the address is
     taken (the floor keeps the journals all the same)."""
     from controller.web.access import parse_networks
+    from controller.web.hosts import parse_hosts
     from controller.web.serve import WebServer, parse_listen, tls_context
     from controller.web.users import UsersError, UsersFile
 
@@ -193,6 +215,10 @@ def start_page(db: Path | str, listen: str, *, users: str | Path | None = None, 
         where = parse_listen(listen)
     except ValueError as exc:
         raise PageError(f"--listen: {exc}") from None
+    try:
+        names = parse_hosts(hosts)
+    except ValueError as exc:
+        raise PageError(f"--hosts: {exc}") from None
     users = Path(users) if users else default_users(db)
     if not users.exists():
         log.warning("floor page: nobody can log in until a user is added: dicetable user --users %s add NAME "
@@ -207,11 +233,15 @@ def start_page(db: Path | str, listen: str, *, users: str | Path | None = None, 
         if people.problem and users.exists():  # a file open to other users, or with a mistake: said at the start
             raise PageError(f"--users: {people.problem}")
         allowed = parse_networks(networks)
+        proxies = parse_networks(trusted_proxies)
         tls = tls_context(certificate, key) if certificate and key else None
     except (UsersError, ValueError, OSError) as exc:
         raise PageError(str(exc)) from None
-    app, events, store = build_app(db, people, networks=allowed)
-    state_app = app.app
+    try:
+        app, events, store = build_app(db, people, networks=allowed, listen_host=where.host, hosts=names,
+                                       proxies=proxies)
+    except FloorStoreError as exc:  # a database it can neither open nor make: said, not a traceback
+        raise PageError(str(exc)) from None
     from controller.web.push import sse
 
     async def poll() -> None:
@@ -221,7 +251,7 @@ def start_page(db: Path | str, listen: str, *, users: str | Path | None = None, 
             await asyncio.sleep(POLL_S)
             if not events.subscribers:
                 continue
-            now = state_app.state.view()
+            now = served_view(store)
             if now != last:
                 events.send(sse("floor", now))
                 last = now

@@ -32,10 +32,11 @@ from itertools import islice
 from pathlib import Path
 from typing import Any, Callable
 
-from controller.floor.broker import BrokerSettings, make_client
+from controller.floor.broker import (BrokerSettings, SessionWatch, connect, describe_takeover, make_client,
+                                     table_client_id)
 from controller.floor.cursor import Cursor, read_cursor, write_cursor
-from controller.floor.topics import (OFFLINE, ONLINE, Ack, PayloadError, ack_topic, online_topic, row_topic,
-                                     status_payload, status_topic)
+from controller.floor.topics import (MAX_BYTES, OFFLINE, ONLINE, Ack, PayloadError, ack_topic, online_topic,
+                                     row_topic, status_payload, status_topic)
 from controller.journal import Entry, Journal, JournalError, export_line
 from controller.journal.store import utc_now
 
@@ -111,20 +112,21 @@ class FloorPublisher:
         self._thread: threading.Thread | None = None
         self._quiet = False  # a journal that cannot be read is logged once per outage
         self._told: set[int] = set()  # rows the floor's copy disagrees with, logged once each
+        self._too_large: set[int] = set()  # rows over the floor's limit, logged once each
+        self._session = SessionWatch(clock)
 
     # -- the table's side: start, wake, close; none of them waits for the network but close ----
 
     def start(self) -> "FloorPublisher":
         """Connect in the background and start sending; returns at once."""
-        client = self._client_factory(self.broker, f"dicetable-{self.table_id}", clean_session=True)
+        client = self._client_factory(self.broker, table_client_id(self.table_id))
         client.will_set(online_topic(self.table_id), OFFLINE, qos=1, retain=True)
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
         client.on_message = self._on_message
         client.max_queued_messages_set(WINDOW + CHUNK + 10)
         self._client = client
-        client.connect_async(self.broker.host, self.broker.port, keepalive=30)
-        client.loop_start()
+        connect(client, self.broker, persistent=False)
         self._thread = threading.Thread(target=self._run, name=f"floor-{self.table_id}", daemon=True)
         self._thread.start()
         return self
@@ -185,13 +187,23 @@ class FloorPublisher:
         with self._lock:
             self._connected = True
             self._reconnected = True
+        self._session.connected()
         log.info("floor: table %s connected to %s", self.table_id, self.broker.url)
         self.wake()
 
     def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any, properties: Any = None) -> None:
         with self._lock:
             was, self._connected = self._connected, False
-        if was and not self._stopping:
+        kind, times = self._session.lost(reason)
+        if kind != SessionWatch.LOST:
+            if times:
+                also = (" Or a row larger than the broker takes (its max_packet_size), which it closes the connection "
+                        "for?" if kind == SessionWatch.FLAPPING else "")
+                log.error("floor: table %s: %s: is another table configured with table_id %s? Each table needs its "
+                          "own.%s Reconnecting", self.table_id,
+                          describe_takeover(kind, self.broker, table_client_id(self.table_id), times), self.table_id,
+                          also)
+        elif was and not self._stopping:
             log.warning("floor: table %s lost the broker %s (%s); the rows wait in the journal", self.table_id,
                         self.broker.url, reason)
 
@@ -285,7 +297,13 @@ class FloorPublisher:
         self._save_cursor()
         rows = self._read(sent, min(CHUNK, limit - sent)) if connected and sent < limit else []
         for entry in rows:
-            self._client.publish(row_topic(self.table_id, self._journal_id), export_line(entry), qos=1)
+            line = export_line(entry)
+            if len(line.encode()) > MAX_BYTES["row"] and entry.seq not in self._too_large:
+                self._too_large.add(entry.seq)
+                log.error("floor: table %s: row %d is %d bytes, over the %d the floor takes: the floor will refuse it "
+                          "with an alert, and take no row after it", self.table_id, entry.seq, len(line.encode()),
+                          MAX_BYTES["row"])
+            self._client.publish(row_topic(self.table_id, self._journal_id), line, qos=1)
         if not connected:
             self._follow_head()
             return False

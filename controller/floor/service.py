@@ -11,25 +11,32 @@ that differs from the copy is named, not only the one that showed it.
 A row past a gap asks the table to send again from the copy's last row (at most once a second a
 table). On each connection the floor acknowledges every table's current journal again.
 
-The floor's MQTT session is persistent (``clean_session`` false, one client id), so a broker that
-keeps sessions queues the rows that come while the floor is down; a broker that does not is no
-loss either, as the tables send again whatever the floor has not acknowledged.
+The floor's MQTT session is persistent (MQTT 5, resumed at each connection, never expiring), so a
+broker that keeps sessions queues the rows that come while the floor is down; a broker that does
+not is no loss either, as the tables send again whatever the floor has not acknowledged. A broker
+holds one session per client id and gives it to the newest connection, so two floors with one id
+would throw each other off for ever: each floor's id is its own by default (:func:`floor_client_id`:
+this machine's name and its database), and a session taken over is logged as such.
 """
 from __future__ import annotations
 
+import hashlib
 import logging
 import queue
+import re
+import socket
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from controller.floor.broker import BrokerSettings, make_client
+from controller.floor.backends import describe, is_url
+from controller.floor.broker import BrokerSettings, SessionWatch, connect, describe_takeover, make_client
 from controller.floor.judge import Verdict
 from controller.floor.store import Alert, FloorStore, FloorStoreError
-from controller.floor.topics import (FLOOR_SUBSCRIPTIONS, Ack, PayloadError, ack_topic, parse_status,
-                                     parse_table_topic)
+from controller.floor.topics import (FLOOR_SUBSCRIPTIONS, MAX_BYTES, Ack, PayloadError, TableTopic, ack_topic,
+                                     parse_status, parse_table_topic, size_limit)
 
 log = logging.getLogger(__name__)
 
@@ -37,26 +44,39 @@ log = logging.getLogger(__name__)
 BATCH = 2000
 #: A table is asked to send again at most this often.
 RESEND_EVERY_S = 1.0
-CLIENT_ID = "dicetable-floor"
+
+
+def floor_client_id(db: Path | str, host: str | None = None) -> str:
+    """The floor's client id by default: ``dicetable-floor-HOST-DIGEST``, this machine's name and a
+    digest of its database (the file's full path, or the URL without its password). The same floor
+    started again has the same id, and resumes its session; another floor, elsewhere or on another
+    database, has its own."""
+    where = describe(db) if is_url(db) else str(Path(db).resolve())
+    name = re.sub(r"[^A-Za-z0-9-]", "-", host if host is not None else socket.gethostname())[:40] or "host"
+    return f"dicetable-floor-{name}-{hashlib.sha256(where.encode()).hexdigest()[:8]}"
 
 
 @dataclass(frozen=True)
 class Message:
+    """A message as the store thread takes it; one over its topic's :func:`size_limit` comes
+    without its payload (``size`` says how large it was)."""
+
     topic: str
     payload: bytes
     retained: bool
+    size: int = 0
 
 
 class FloorService:
     """The floor: a store at ``db`` fed from the broker of ``broker``. ``on_alert`` is told of
     each new alert (the page pushes them to the browsers)."""
 
-    def __init__(self, db: Path | str, broker: BrokerSettings, *, client_id: str = CLIENT_ID,
+    def __init__(self, db: Path | str, broker: BrokerSettings, *, client_id: str | None = None,
                  client_factory: Callable[..., Any] = make_client,
                  on_alert: Callable[[Alert], None] | None = None, clock: Callable[[], float] = time.monotonic):
         self.db = db  # a file, or a postgresql:// URL
         self.broker = broker
-        self._client_id = client_id
+        self.client_id = client_id or floor_client_id(db)
         self._client_factory = client_factory
         self._on_alert = on_alert
         self._clock = clock
@@ -69,6 +89,8 @@ class FloorService:
         self._reack = threading.Event()
         self._failure: BaseException | None = None
         self._stopping = False
+        self._session = SessionWatch(clock)
+        self._oversized: set[tuple[str, str]] = set()  # (table, kind) whose last message was too large
         self.stored = 0
         """Rows stored since the start (the bench reads it)."""
 
@@ -79,14 +101,13 @@ class FloorService:
         self._ready.wait()
         if self._failure is not None:
             raise self._failure
-        client = self._client_factory(self.broker, self._client_id, clean_session=False)
+        client = self._client_factory(self.broker, self.client_id)
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
         client.on_message = self._on_message
         client.max_inflight_messages_set(100)
         self._client = client
-        client.connect_async(self.broker.host, self.broker.port, keepalive=30)
-        client.loop_start()
+        connect(client, self.broker, persistent=True)
         return self
 
     def wait_connected(self, timeout: float) -> bool:
@@ -115,17 +136,28 @@ class FloorService:
         for topic in FLOOR_SUBSCRIPTIONS:
             client.subscribe(topic, qos=1)
         self._connected.set()
+        self._session.connected()
         self._reack.set()  # a broker restarted without persistence lost the retained acknowledgements
         self._inbox.put(Message("", b"", False))  # an empty message wakes the store thread to acknowledge
         log.info("floor: connected to %s", self.broker.url)
 
     def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any, properties: Any = None) -> None:
-        if self._connected.is_set() and not self._stopping:
+        kind, times = self._session.lost(reason)
+        if kind != SessionWatch.LOST:
+            if times:
+                log.error("floor: %s: another floor with the same --client-id, or this floor started twice? Each "
+                          "floor needs its own id; reconnecting",
+                          describe_takeover(kind, self.broker, self.client_id, times))
+        elif self._connected.is_set() and not self._stopping:
             log.warning("floor: lost the broker %s (%s); reconnecting", self.broker.url, reason)
         self._connected.clear()
 
     def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
-        self._inbox.put(Message(message.topic, bytes(message.payload), bool(message.retain)))
+        payload = bytes(message.payload)
+        size = len(payload)
+        if size > size_limit(message.topic):
+            payload = b""  # refused unread in the store thread; not held meanwhile
+        self._inbox.put(Message(message.topic, payload, bool(message.retain), size))
 
     # -- the store thread --------------------------------------------------------------------
 
@@ -178,6 +210,21 @@ class FloorService:
             if self._on_alert is not None:
                 self._on_alert(alert)
 
+    def _refuse_oversized(self, store: FloorStore, where: TableTopic, size: int, alerts: list[Alert]) -> None:
+        """A table's message over its topic's limit: a row raises an alert (the copy cannot go on
+        past a row it never took); a status or online word is logged once, until one fits."""
+        what = (f"{'an' if where.kind == 'online' else 'a'} {where.kind} message of {size} bytes, over the "
+                f"{MAX_BYTES[where.kind]} the floor takes")
+        if where.kind == "row":
+            assert where.journal is not None
+            alert = store.refuse_unread(where.table, where.journal, "oversized", f"{what}: refused unread")
+            if alert is not None:
+                alerts.append(alert)
+            return
+        if (where.table, where.kind) not in self._oversized:
+            self._oversized.add((where.table, where.kind))
+            log.error("floor: table %s: refused %s, unread (said once until one fits)", where.table, what)
+
     def _one(self, store: FloorStore, message: Message, acks: dict[str, Ack], alerts: list[Alert]) -> None:
         try:
             where = parse_table_topic(message.topic)
@@ -185,6 +232,10 @@ class FloorService:
             log.warning("floor: ignored a message on %s", message.topic)
             return
         table = where.table
+        if message.size > MAX_BYTES[where.kind]:
+            self._refuse_oversized(store, where, message.size, alerts)
+            return
+        self._oversized.discard((table, where.kind))
         if where.kind == "online":
             store.set_online(table, message.payload.decode("utf-8", errors="replace"))
             return

@@ -137,6 +137,13 @@ class FloorStore:
             return Outcome(verdict.verdict, reason=verdict.reason)
         return Outcome(Verdict.STORE, self._store(table, journal, row))
 
+    def refuse_unread(self, table: str, journal: str, kind: str, message: str) -> Alert | None:
+        """A message on ``journal``'s row topic refused without being read (too large to be a row):
+        an alert, and the copy closed after its last row, since no row can follow one never taken."""
+        tail = self._tails.get((table, journal))
+        self._close(table, journal, (tail[0] if tail else 0) + 1)
+        return self.raise_alert(table, journal, None, kind, message)
+
     def _refuse(self, table: str, journal: str, seq: int | None, kind: str, message: str) -> Outcome:
         self._close(table, journal, seq or 0)
         return Outcome(Verdict.BREAK, self.raise_alert(table, journal, seq, kind, message), message)

@@ -56,6 +56,23 @@ def ack_topic(table: str) -> str:
     return f"{ROOT}/floor/ack/{table}"
 
 
+#: The largest message the floor takes on each kind of a table's topic, in bytes. A journal row is
+#: about 450 bytes (a read, with each die's box, about 1 KiB; a table's input line at most 64 KiB);
+#: a status about 400; the online word 7. What is larger is refused unread, so that one table (or
+#: whoever has its broker login) cannot fill the floor's memory, database or pages: a row with an
+#: alert (``oversized``), a status or online word with an error in the log, once until one fits.
+#: The broker's own limit (docs/floor.md, "The broker") stays above these.
+MAX_BYTES = {"row": 256 * 1024, "status": 16 * 1024, "online": 64}
+
+
+def size_limit(topic: str) -> int:
+    """The largest message the floor takes on ``topic`` (:data:`MAX_BYTES`; any other topic: the largest)."""
+    try:
+        return MAX_BYTES[parse_table_topic(topic).kind]
+    except PayloadError:
+        return max(MAX_BYTES.values())
+
+
 #: What the floor subscribes to.
 FLOOR_SUBSCRIPTIONS = (f"{ROOT}/table/+/row/+", f"{ROOT}/table/+/status", f"{ROOT}/table/+/online")
 
@@ -102,7 +119,7 @@ class Ack:
     @classmethod
     def parse(cls, payload: bytes) -> "Ack":
         try:
-            body = json.loads(payload)
+            body = _json(payload)
             journal, seq, digest = body["journal"], body["seq"], body.get("hash")
         except (ValueError, TypeError, KeyError, UnicodeDecodeError) as exc:
             raise PayloadError(f"not an acknowledgement: {exc}") from None
@@ -117,10 +134,30 @@ def status_payload(status: dict[str, Any]) -> bytes:
     return json.dumps(status, sort_keys=True, separators=(",", ":")).encode()
 
 
-def parse_status(payload: bytes) -> dict[str, Any]:
-    """A status message as a dict; :class:`PayloadError` when it is not one."""
+def _json(payload: bytes) -> Any:
+    """The JSON of a message a table or the floor sent; ``ValueError`` also for one nested too
+    deeply to read (a ``RecursionError`` would stop the thread reading it) and for ``NaN`` or
+    ``Infinity``, which JSON does not have and the floor could not write back out."""
+    def not_finite(word: str) -> Any:
+        raise ValueError(f"{word} is not a JSON number")
+
     try:
-        status = json.loads(payload)
+        return json.loads(payload, parse_constant=not_finite, parse_float=_finite)
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"{text} is too large a number")
+    return value
+
+
+def parse_status(payload: bytes) -> dict[str, Any]:
+    """A status message as a dict; :class:`PayloadError` when it is not one (nor JSON, nor finite)."""
+    try:
+        status = _json(payload)
     except (ValueError, UnicodeDecodeError) as exc:
         raise PayloadError(f"not a status: {exc}") from None
     if not isinstance(status, dict):

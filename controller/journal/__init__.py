@@ -28,11 +28,12 @@ nothing of its rows.
     ...     [(entry.seq, entry.kind, entry.event) for entry in journal.entries()], verify(journal).ok
     ([(1, 'input', {'event': 'lock'})], True)
 """
+from controller.journal.archiving import Archived, archive
 from controller.journal.chain import GENESIS, entry_hash
+from controller.journal.errors import JournalBusy, JournalError, JournalUnreadable
 from controller.journal.export import export_line, export_lines, game_event_lines, game_events
 from controller.journal.recall import FRAME_LABEL_COLUMNS, BoxedFrame, RolledRecord, boxed_frames, frame_labels, recall
-from controller.journal.store import (INPUT, EFFECT, ORIGIN, Archived, Entry, Journal, JournalBusy, JournalError,
-                                      JournalUnreadable, archive)
+from controller.journal.store import EFFECT, INPUT, ORIGIN, Entry, Journal
 from controller.journal.verify import VerifyReport, verify
 
 __all__ = [

@@ -15,19 +15,41 @@ GENESIS = "0" * 64
 """The ``prev_hash`` of the first row: there is no row before it."""
 
 
-def canonical_json(event: dict[str, Any] | list[Any]) -> str:
-    """One spelling per event (or stored row), so the same event always hashes the same."""
+def canonical_json(event: Any) -> str:
+    """One spelling per event, so the same event always hashes the same: JSON itself, with no
+    ``NaN`` or ``Infinity`` (which JSON does not have): ``ValueError`` for those."""
+    return json.dumps(event, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def comparable_json(event: Any) -> str:
+    """The canonical spelling for comparing two events, also events that hold ``NaN`` or
+    ``Infinity``: a journal written before those were refused at the door keeps them, and its
+    replay must still compare them with what the code computes."""
     return json.dumps(event, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def storable(event: Any) -> bool:
-    """Whether the journal can keep ``event`` as it is: JSON can spell it (no value of another
-    type, no nesting too deep) and that spelling is UTF-8 (no half of a UTF-16 pair)."""
+def unstorable(event: Any) -> str | None:
+    """Why the journal cannot keep ``event`` as it is, or None when it can: JSON must spell it (no
+    value of another type, no number that is not finite, no nesting too deep) and that spelling
+    must be UTF-8 (no half of a UTF-16 pair)."""
     try:
         canonical_json(event).encode("utf-8")
-    except (TypeError, ValueError, UnicodeError, RecursionError):
-        return False
-    return True
+    except TypeError as exc:
+        return f"holds a value JSON cannot spell ({exc})"
+    except RecursionError:
+        return "nested too deeply"
+    except UnicodeError:
+        return "holds half of a UTF-16 pair (a lone surrogate), which is no character"
+    except ValueError as exc:
+        if "Out of range float" in str(exc):
+            return "holds a number that is not finite (NaN or infinity), which JSON does not have"
+        return f"cannot be spelt as JSON ({exc})"
+    return None
+
+
+def storable(event: Any) -> bool:
+    """Whether the journal can keep ``event`` as it is (:func:`unstorable` says why not)."""
+    return unstorable(event) is None
 
 
 def entry_hash(prev_hash: str, seq: int, ts: str, kind: str, event_json: str) -> str:

@@ -14,11 +14,14 @@ the ``settle`` effect rows that follow it.
 """
 from __future__ import annotations
 
+import json
 from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Any, Iterator, TypeGuard
 
-from controller.journal.store import INPUT, Journal
+from controller.journal.chain import GENESIS
+from controller.journal.store import INPUT, Entry, Journal
+from controller.journal.verify import row_fault
 
 
 @dataclass
@@ -35,6 +38,9 @@ class RolledRecord:
     actions: list[dict[str, Any]] = field(default_factory=list)
     by: str | None = None
     """Bang: whose roll it was (``dealer`` or ``shooter``)."""
+    faults: list[str] = field(default_factory=list)
+    """Why rows told here (the read, the roll, its settlements) fail the hash chain: changed after
+    they were written, or not written by the table. Empty when they hold."""
     """The inputs a person made from the console since the roll before (bets, removals, presses),
     each the journaled event with its ``seq`` and ``accepted``: who did what before these dice."""
 
@@ -49,6 +55,7 @@ class RolledRecord:
             "settlements": self.settlements,
             "actions": self.actions,
             **({"by": self.by} if self.by else {}),
+            "faults": self.faults,
         }
 
 
@@ -65,23 +72,28 @@ def rolls(journal: Journal, since: int = 0) -> Iterator[RolledRecord]:
     The read is the last one the table accepted before the roll was settled, also when the dealer
     overruled it by hand; but not a read the table refused (it came at the wrong moment) nor one the
     dealer voided (the dice were thrown again): its frame shows other dice. ``since`` skips the rows
-    up to that seq (the console reads only a journal's tail for its last rolls).
+    up to that seq (the console reads only a journal's tail for its last rolls). Each record names
+    the rows told in it that fail the hash chain (:attr:`RolledRecord.faults`): a dispute must not
+    rest on a row that was changed.
     """
     last_read: dict[str, Any] | None = None
-    held: Any = None  # the last input row, until what follows it says whether it was accepted
+    read_fault: str | None = None  # what is wrong with the row of last_read
+    held: Entry | None = None  # the last input row, until what follows it says whether it was accepted
+    held_fault: str | None = None
     refused = False
     entering = False  # a hand entry with the buttons is under way: its VOID cancels the entry, not the read
     current: RolledRecord | None = None
     actions: list[dict[str, Any]] = []
 
     def accept_held() -> None:
-        nonlocal last_read, held, entering
+        nonlocal last_read, read_fault, held, entering
         if held is not None and isinstance(held.event.get("user"), str):
             actions.append({**held.event, "seq": held.seq, "accepted": not refused})
         if held is not None and not refused:
             name = held.event.get("event")
             if name == "read":
                 last_read = {k: v for k, v in held.event.items() if k != "event"} | {"seq": held.seq}
+                read_fault = held_fault
             elif name == "manual" and held.event.get("dice") is None:
                 entering = True
             elif name == "void":
@@ -90,13 +102,13 @@ def rolls(journal: Journal, since: int = 0) -> Iterator[RolledRecord]:
                 entering = False
         held = None
 
-    for entry in journal.entries(since):
+    for entry, fault in _checked(journal, since):
         name = entry.event.get("event")
         if entry.kind == INPUT:
             if current is not None:  # its settlements are all in: they follow the roll, before the next input
                 yield current
             accept_held()
-            held, refused, current = entry, False, None
+            held, held_fault, refused, current = entry, fault, False, None
         elif name == "rejected":
             refused = True
         elif name == "roll":
@@ -111,12 +123,35 @@ def rolls(journal: Journal, since: int = 0) -> Iterator[RolledRecord]:
                 read=last_read,
                 actions=actions,
                 by=entry.event.get("by"),
+                faults=[f for f in (read_fault if last_read is not None else None, fault) if f],
             )
             last_read, actions = None, []
         elif current is not None and name == "settle":
             current.settlements.append(entry.event)
+            if fault:
+                current.faults.append(fault)
     if current is not None:
         yield current
+
+
+def _checked(journal: Journal, since: int = 0) -> Iterator[tuple[Entry, str | None]]:
+    """Every row of ``journal`` after ``since`` with what is wrong with it in the hash chain (None
+    when it holds): a row is checked against the one before it as stored, so an edited row is named
+    and the rows after it are not."""
+    expected, prev = since + 1, GENESIS
+    if since > 0:  # the chain goes on from the row the reading starts after
+        before = journal.entries(since - 1)
+        row = next(before, None)
+        before.close()
+        prev = row.hash if row is not None else GENESIS
+    for seq, ts, kind, text, prev_hash, digest in journal.raw_rows(since):
+        fault = row_fault(expected, prev, seq, ts, kind, text, prev_hash, digest)
+        try:
+            event = json.loads(text)
+        except ValueError:
+            event = {}
+        yield Entry(seq, ts, kind, event if isinstance(event, dict) else {}, prev_hash, digest), fault and fault[1]
+        expected, prev = seq + 1, digest
 
 
 #: Rolls whose dice a person settled: the dealer confirmed the camera's unsure read or entered the dice.

@@ -1,11 +1,13 @@
-"""SQLite storage of the journal: WAL, ``synchronous=FULL``, append-only rows, one writer.
+"""SQLite storage of the journal: a rollback journal, ``synchronous=FULL``, append-only rows, one writer.
 
-Why these settings: WAL with ``synchronous=FULL`` makes a committed append
-survive a power cut (the commit returns only once the log is on disk), and
-one transaction per :meth:`Journal.append` call means a row is either wholly
-there or not at all. Triggers refuse ``UPDATE`` and ``DELETE`` so an honest
-mistake cannot rewrite history; a deliberate edit that drops them is caught
-by :func:`controller.journal.verify`.
+Why these settings: with a rollback journal (``journal_mode=TRUNCATE``) and ``synchronous=FULL``
+a commit returns only once its rows are in ``journal.sqlite3`` itself and on disk, so the file
+alone always holds every committed row: a power cut, a ``SIGKILL``, a deleted file beside it or
+a copy of the file alone loses none (``docs/operation.md``, "The journal's files", gives the
+measured cost against WAL and why this one). One transaction per :meth:`Journal.append` call
+means a row is either wholly there or not at all. Triggers refuse ``UPDATE`` and ``DELETE`` so
+an honest mistake cannot rewrite history; a deliberate edit that drops them is caught by
+:func:`controller.journal.verify`.
 
 Rows are of two kinds. ``input`` rows are what came from outside (bets,
 buttons, reads) and are written before they take effect; ``effect`` rows are
@@ -14,47 +16,44 @@ that was settled, settlements, rejections). Replay recomputes effects from
 inputs, so effect rows are the record to audit against, never the source of
 truth.
 
-Files beside ``journal.sqlite3``: ``-wal`` and ``-shm`` are SQLite's (committed rows
-wait in the ``-wal`` until a checkpoint folds them into the file), ``journal.lock``
-is the writer's lock (:class:`WriterLock`). The writer folds the log in when it opens
-and when it closes, so after a clean stop (unless a reader was in the middle of a long
-read then), and once a table has restarted, the file alone holds every row; between the
-two, and after a crash, it does not: copy a journal
-with :func:`archive` (SQLite's backup), never with ``cp`` or ``mv`` of the file.
+Files beside ``journal.sqlite3``: ``-journal`` is SQLite's (empty between commits; during one
+it holds what the commit overwrites, so that a commit cut short is undone at the next open),
+``journal.lock`` the writer's lock (:mod:`controller.journal.lock`), ``journal.committed`` the
+mark of the last committed row (:mod:`controller.journal.mark`), against which a journal cut
+short is refused. A journal written in WAL mode by an earlier version is turned into this mode
+by the writer's first open (its ``-wal`` folded in first); until then its readers read it as
+WAL. Readers read in pages of :data:`PAGE_ROWS` rows, one short read each, so a long export
+never keeps the running table from committing.
 """
 from __future__ import annotations
 
-import errno
-import fcntl
-import hashlib
 import json
-import logging
 import os
 import sqlite3
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Generator, Iterable, Iterator
+from typing import Any, Callable, Generator, Iterable, Iterator
 
 from controller.journal.chain import GENESIS, canonical_json, entry_hash
-
-if TYPE_CHECKING:
-    from controller.journal.verify import VerifyReport
-
-log = logging.getLogger(__name__)
+from controller.journal.errors import JournalError, JournalUnreadable, read_error, unreadable
+from controller.journal.lock import TABLE, WriterLock
+from controller.journal.mark import Mark, MarkWriter, mark_path, read_mark
+from controller.journal.paths import JOURNAL_FILE, beside, log_holds_rows, no_journal, unwritable
 
 INPUT = "input"
 EFFECT = "effect"
+#: Rows a reader reads in one statement: each page is one short read, after which the writer may commit.
+PAGE_ROWS = 1000
+#: How long a commit waits for readers to finish their page, and a reader for a commit (seconds).
+BUSY_WAIT_S = 10.0
 #: The key an input row may carry to say where the input came from (``"stream"``: a line of
 #: ``dicetable run --events``), not what it is: the table and the rules engine ignore it.
 ORIGIN = "via"
-JOURNAL_FILE = "journal.sqlite3"
-#: Who holds a :class:`WriterLock`: the running table, or :func:`archive`.
-TABLE = "table"
-ARCHIVE = "archive"
 
-_SCHEMA = """
+#: The journal's one table and the triggers that keep it append-only (made only in a new file).
+SCHEMA = """
 CREATE TABLE journal (
     seq       INTEGER PRIMARY KEY,
     ts        TEXT NOT NULL,
@@ -68,24 +67,6 @@ BEGIN SELECT RAISE(ABORT, 'the journal is append-only'); END;
 CREATE TRIGGER journal_no_delete BEFORE DELETE ON journal
 BEGIN SELECT RAISE(ABORT, 'the journal is append-only'); END;
 """
-
-#: SQLite's primary result codes that say the file could not be read here (permissions, a folder
-#: it cannot create its ``-shm`` in, a lock, the medium), not that what it holds is damaged.
-_UNREADABLE = frozenset({sqlite3.SQLITE_PERM, sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_NOMEM,
-                         sqlite3.SQLITE_READONLY, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_AUTH})
-
-
-class JournalError(RuntimeError):
-    """The journal cannot be opened or written; the table must not go on without it."""
-
-
-class JournalUnreadable(JournalError):
-    """The journal could not be read here (who may read it, where it lies, the medium), which says
-    nothing of whether its rows are intact: an error to mend, not evidence of an edit."""
-
-
-class JournalBusy(JournalError):
-    """Another process holds the journal's :class:`WriterLock`: a table is running on it, or it is being archived."""
 
 
 @dataclass(frozen=True)
@@ -115,131 +96,25 @@ def utc_now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
-def lock_path(path: Path) -> Path:
-    """The lock file of the journal ``path`` (``journal.lock`` beside ``journal.sqlite3``)."""
-    return path.with_suffix(".lock")
-
-
-def _beside(path: Path, suffix: str) -> Path:
-    """SQLite's file ``path`` + ``suffix`` (``-wal``, ``-shm``)."""
-    return path.with_name(path.name + suffix)
-
-
-def _log_holds_rows(path: Path) -> bool:
-    """Whether the write-ahead log beside ``path`` holds anything (rows not yet in the file)."""
-    wal = _beside(path, "-wal")
-    return wal.exists() and wal.stat().st_size > 0
-
-
-def _no_journal(path: Path) -> str:
-    """Why there is no journal at ``path``: none at all, or only the ``-wal`` of one whose file was moved
-    or deleted without it. SQLite would discard such a log on creating a new file there, and with it the
-    last rows of that journal, so the writer refuses to start over it."""
-    if not _log_holds_rows(path):
-        return f"no journal at {path}"
-    return (f"no journal at {path}, but {path.name}-wal beside it holds rows of one whose file was moved or "
-            f"deleted without it (a journal is archived with `dicetable journal archive`): put {path.name} back, "
-            f"or, if it was archived whole, remove {path.name}-wal and {path.name}-shm")
-
-
-def unwritable(path: Path) -> Path | None:
-    """The file or folder that keeps this user from writing the journal ``path``, or None.
-
-    SQLite says only "unable to open database file"; the operator needs to know that the
-    state directory (or the first of its parents that exists, the file, or its lock file)
-    belongs to another user. The folder must be writable too: SQLite keeps its write-ahead
-    log beside the file."""
-    if path.exists():
-        lock = lock_path(path)
-        return next((p for p in (path, lock, path.parent) if p.exists() and not os.access(p, os.W_OK)), None)
-    folder = path.parent
-    while not folder.exists() and folder != folder.parent:
-        folder = folder.parent
-    return None if os.access(folder, os.W_OK) else folder
-
-
-def _unreadable(exc: sqlite3.Error) -> bool:
-    """Whether SQLite's error says the file could not be read here, rather than that it is damaged."""
-    return (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF in _UNREADABLE
-
-
-class WriterLock:
-    """The right to write one journal: an exclusive ``flock`` on ``journal.lock`` beside it.
-
-    Why: SQLite serialises two writers' transactions but not their sessions: two tables on one
-    state directory would each commit valid rows, interleaved (a sequence number taken twice, a
-    settlement after the other table's bets), and the journal would no longer replay. The lock is
-    taken before anything is read or written and held for the writer's life; the kernel drops it
-    when the process ends, however it ends, so a power cut or a ``SIGKILL`` never locks a table
-    out. It holds ``"<pid> <holder>"`` so a refused process can name the holder. Readers never
-    take it (they run beside the table); :func:`archive` does, so it cannot move a live journal.
-    """
-
-    def __init__(self, journal_path: Path, holder: str):
-        # A file object, not a bare descriptor: a writer dropped without close() still frees the lock.
-        self._file = open(os.open(lock_path(journal_path), os.O_RDWR | os.O_CREAT, 0o644), "r+b", buffering=0)
-        try:
-            try:
-                fcntl.flock(self._file, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                raise _busy(journal_path, self._file.read(64).decode(errors="replace"), holder) from None
-            self._file.truncate(0)
-            self._file.write(f"{os.getpid()} {holder}\n".encode())
-            if os.geteuid() == 0:
-                # Made by root (an operator's sudo), it must stay the service's to open: hand it to the
-                # owner of the state folder, as SQLite hands its -wal and -shm to the file's owner.
-                folder = os.stat(journal_path.parent)
-                os.fchown(self._file.fileno(), folder.st_uid, folder.st_gid)
-        except BaseException:  # a full disk, a folder gone: nothing is held
-            self._file.close()
-            raise
-
-    def release(self) -> None:
-        """Give the lock up (closing the file is what releases it); the holder's name goes first."""
-        if self._file.closed:
-            return
-        try:
-            self._file.truncate(0)
-        finally:
-            self._file.close()
-
-
-def _busy(journal_path: Path, held_by: str, wanted: str) -> JournalBusy:
-    """The refusal a process that wants the lock (``wanted``: :data:`TABLE` or :data:`ARCHIVE`) gets while
-    ``held_by`` (the lock file's ``"<pid> <holder>"``, empty if the holder has not written it yet) has it."""
-    pid, _, holder = held_by.strip().partition(" ")
-    who = f" (pid {pid})" if pid.isdigit() else ""
-    where = journal_path.parent
-    if holder == ARCHIVE:
-        return JournalBusy(f"the journal in {where} is being archived{who}; "
-                           + ("start the table once that is done" if wanted == TABLE else "wait for that to end"))
-    if wanted == TABLE:
-        return JournalBusy(f"another table is running on {where}{who}; only one table may write a journal: "
-                           "stop that one first, or give this one another state directory")
-    return JournalBusy(f"a table is running on {where}{who}; stop it first, then archive its journal")
-
-
 @cache
 def _guards() -> dict[str, str]:
     """The triggers that refuse UPDATE and DELETE, as a new journal stores them (whitespace folded)."""
     db = sqlite3.connect(":memory:")
     try:
-        db.executescript(_SCHEMA)
+        db.executescript(SCHEMA)
         return {name: " ".join(sql.split())
                 for name, sql in db.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'")}
     finally:
         db.close()
 
 
-def _fold_log(db: sqlite3.Connection, path: Path) -> None:
-    """Fold the log into the file (a checkpoint that empties the -wal), as the writer does when it
-    opens and closes. A reader in the middle of a read (a long export) holds part of the log past
-    SQLite's busy wait: the rows then stay in the -wal, where the next start folds them in, and the
-    log says so."""
-    busy, _, _ = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-    if busy:
-        log.warning("a reader kept the last rows of %s in its -wal; the next start folds them in "
-                    "(archive with `dicetable journal archive`, never a copy of the file alone)", path)
+def _cut_commit(path: Path) -> bool:
+    """Whether a commit cut short by a stop (a ``-journal`` that holds something) waits beside ``path``."""
+    hot = beside(path, "-journal")
+    try:
+        return hot.stat().st_size > 0
+    except OSError:
+        return False
 
 
 class Journal:
@@ -253,37 +128,51 @@ class Journal:
         self.path = Path(path)
         self._clock = clock
         self._lock: WriterLock | None = None
+        self._marker: MarkWriter | None = None
         try:
             is_folder = self.path.is_dir()
         except OSError as exc:  # a folder this user may not enter: a reason, never a traceback
             raise JournalUnreadable(f"cannot read the journal {self.path}: {exc.strerror or exc}") from exc
         if is_folder:  # SQLite says only "disk I/O error" or "unable to open database file"
             raise JournalError(f"{self.path} is a folder, not a journal file")
+        self.committed: Mark | None = read_mark(self.path)
+        """The last row a writer committed here, as its mark said when this journal was opened."""
         self._db = self._open_reader() if readonly else self._open_writer()
         self._tail: tuple[int, str] | None = None
+        if self._marker is not None:  # a journal from before marks is marked from now on
+            try:
+                seq, digest = self._last()
+            except JournalError:  # damaged: verify names where, and no mark is made of it
+                seq, digest = 0, GENESIS
+            if seq:
+                self._marker.write(Mark(seq, digest))
 
     def _open_writer(self) -> sqlite3.Connection:
-        """Take the lock, open the file (a new one gets the schema), and fold the log of the last
-        session into it.
+        """Take the lock, open the file in rollback-journal mode (a new one gets the schema; one left
+        in WAL mode by an earlier version has its log folded in and leaves it), and start writing
+        the mark of the last committed row.
 
         The schema is created only in a file that holds nothing yet: a journal whose triggers were
         dropped keeps that evidence (``verify`` reports it), and a refused start on an edited journal
-        writes nothing to it. The checkpoint moves rows, it changes none."""
+        writes nothing to it."""
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._lock = WriterLock(self.path, TABLE)
         except OSError as exc:
             raise self._cannot_open(exc) from exc
         try:
-            if not self.path.exists() and _log_holds_rows(self.path):
-                raise JournalError(f"{_no_journal(self.path)}; the table will not start a new journal over it")
-            db = sqlite3.connect(self.path, isolation_level=None)
+            if not self.path.exists():
+                self._refuse_to_start_over()
+            db = sqlite3.connect(self.path, isolation_level=None, timeout=BUSY_WAIT_S)
             try:
-                db.execute("PRAGMA journal_mode=WAL")
+                mode = db.execute("PRAGMA journal_mode=TRUNCATE").fetchone()[0]
+                if mode != "truncate":  # a reader holds a WAL journal of an earlier version open
+                    raise JournalError(f"cannot open the journal {self.path}: it stays in {mode} mode while "
+                                       "another program reads it; start the table again once that is done")
                 db.execute("PRAGMA synchronous=FULL")
                 if db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0] == 0:
-                    db.executescript(f"BEGIN IMMEDIATE; {_SCHEMA} COMMIT;")
-                _fold_log(db, self.path)
+                    db.executescript(f"BEGIN IMMEDIATE; {SCHEMA} COMMIT;")
+                self._marker = MarkWriter(self.path, self.committed)
             except BaseException:
                 db.close()
                 raise
@@ -294,6 +183,17 @@ class Journal:
             self._lock.release()
             raise
         return db
+
+    def _refuse_to_start_over(self) -> None:
+        """A new journal must not begin where one was: a ``-wal`` holding rows of a journal whose file
+        went (SQLite would discard it), or a mark saying rows were committed here."""
+        if log_holds_rows(self.path):
+            raise JournalError(f"{no_journal(self.path)}; the table will not start a new journal over it")
+        if self.committed is not None:
+            raise JournalError(
+                f"no journal at {self.path}, but {mark_path(self.path).name} beside it says a table committed "
+                f"{self.committed.seq} rows here: the journal was moved or deleted without `dicetable journal "
+                f"archive`; put {self.path.name} back, or, if it was archived, remove {mark_path(self.path).name}")
 
     def _cannot_open(self, exc: Exception) -> JournalError:
         blocked = unwritable(self.path)
@@ -310,28 +210,51 @@ class Journal:
         and creates nothing. A file that is damaged is opened all the same: every read then names
         the damage, so ``verify`` reports the row where it begins."""
         if not self.path.exists():
-            raise JournalError(_no_journal(self.path))
+            raise JournalError(no_journal(self.path))
         uri = self.path.resolve().as_uri()
         try:
-            db = sqlite3.connect(f"{uri}?mode=ro", uri=True, isolation_level=None)
+            db = sqlite3.connect(f"{uri}?mode=ro", uri=True, isolation_level=None, timeout=BUSY_WAIT_S)
             try:
                 db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
             except sqlite3.Error as exc:
-                if not _unreadable(exc):
+                if not unreadable(exc):
                     return db
                 db.close()
+                if exc.sqlite_errorcode == sqlite3.SQLITE_READONLY_ROLLBACK and self._may_write():
+                    return self._open_undoing_a_cut_commit(uri)
                 # A folder it may not write: CANTOPEN, or READONLY ("readonly directory") when the -shm is missing.
                 if (exc.sqlite_errorcode & 0xFF in (sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_READONLY)
-                        and not os.access(self.path.parent, os.W_OK) and not _log_holds_rows(self.path)):
+                        and not os.access(self.path.parent, os.W_OK) and not log_holds_rows(self.path)
+                        and not _cut_commit(self.path)):
                     return sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True, isolation_level=None)
                 raise
         except sqlite3.Error as exc:
             why = ""
-            if not os.access(self.path.parent, os.W_OK) and _log_holds_rows(self.path):
+            if _cut_commit(self.path):
+                why = (f" (a commit cut short by a stop waits in {self.path.name}-journal to be undone, which this "
+                       "user may not do here: the table's next start does it, or read it as the table's user)")
+            elif not os.access(self.path.parent, os.W_OK) and log_holds_rows(self.path):
                 why = (f" ({self.path.parent} is not writable by this user, and the last rows are still in "
                        f"{self.path.name}-wal, which SQLite reads only with a {self.path.name}-shm it must create "
                        "there: read it as the table's user, or a copy of the whole folder where you can write)")
             raise JournalUnreadable(f"cannot read the journal {self.path}: {exc}{why}") from exc
+        return db
+
+    def _may_write(self) -> bool:
+        return os.access(self.path, os.W_OK) and os.access(self.path.parent, os.W_OK)
+
+    def _open_undoing_a_cut_commit(self, uri: str) -> sqlite3.Connection:
+        """A reader that finds a commit a stop cut short (its ``-journal`` left behind, no writer at
+        work) where it may write: SQLite undoes that commit as it opens the file, as the table's next
+        start would, and the connection then only reads (``query_only``). A read-only connection
+        could read nothing until the table started again."""
+        db = sqlite3.connect(f"{uri}?mode=rw", uri=True, isolation_level=None, timeout=BUSY_WAIT_S)
+        try:
+            db.execute("PRAGMA query_only = ON")
+            db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+        except BaseException:
+            db.close()
+            raise
         return db
 
     @classmethod
@@ -340,18 +263,12 @@ class Journal:
         return cls(Path(state_dir) / JOURNAL_FILE, **kwargs)
 
     def close(self) -> None:
-        """Close; the writer first folds the log into the file (so after a clean stop the file alone
-        holds every row, but for a reader in the middle of a long read: :func:`_fold_log`), then
-        gives up its lock."""
-        if self._lock is None:
-            self._db.close()
-            return
-        try:
-            _fold_log(self._db, self.path)
-        except sqlite3.Error as exc:  # the rows stay in the -wal; the next start folds them in
-            log.warning("could not fold the journal's log into %s: %s", self.path, exc)
-        finally:
-            self._db.close()
+        """Close; the writer then gives up its lock."""
+        self._db.close()
+        if self._marker is not None:
+            self._marker.close()
+            self._marker = None
+        if self._lock is not None:
             self._lock.release()
             self._lock = None
 
@@ -368,8 +285,7 @@ class Journal:
         try:
             yield from self._db.execute(sql, params)
         except sqlite3.DatabaseError as exc:
-            error = JournalUnreadable if _unreadable(exc) else JournalError
-            raise error(f"cannot read the journal {self.path}: {exc}") from exc
+            raise read_error(self.path, exc) from exc
 
     def _last(self) -> tuple[int, str]:
         if self._tail is None:
@@ -410,18 +326,65 @@ class Journal:
             raise
         if entries:
             self._tail = (entries[-1].seq, entries[-1].hash)
+            if self._marker is not None:
+                self._marker.write(Mark(*self._tail))
         return entries
 
-    def raw_rows(self) -> Generator[tuple[int, str, str, str, str, str], None, None]:
-        """Rows exactly as stored (for verification: no parsing can hide a change)."""
-        yield from self._rows("SELECT seq, ts, kind, event, prev_hash, hash FROM journal ORDER BY seq")
+    def raw_rows(self, since: int = 0) -> Generator[tuple[int, str, str, str, str, str], None, None]:
+        """Rows after sequence number ``since`` exactly as stored (for verification: no parsing can
+        hide a change), read a page at a time: the memory they take does not grow with the journal."""
+        query = "SELECT seq, ts, kind, event, prev_hash, hash FROM journal WHERE seq > ? ORDER BY seq LIMIT ?"
+        last = since
+        while True:
+            try:
+                page = list(self._rows(query, last, PAGE_ROWS))
+                yield from page
+            except JournalError:
+                # A page that cannot be read whole is read again row by row, up to the row where the
+                # file cannot be read further: ``verify`` names the row where damage begins.
+                page = []
+                for row in self._rows(query, last, PAGE_ROWS):
+                    page.append(row)
+                    yield row
+            if len(page) < PAGE_ROWS:
+                return
+            last = page[-1][0]
 
-    def entries(self, since: int = 0) -> Iterator[Entry]:
-        """Every row after sequence number ``since``, in order."""
-        for seq, ts, kind, text, prev, digest in self._rows(
-            "SELECT seq, ts, kind, event, prev_hash, hash FROM journal WHERE seq > ? ORDER BY seq", since
-        ):
+    def entries(self, since: int = 0) -> Generator[Entry, None, None]:
+        """Every row after sequence number ``since``, in order (a page at a time)."""
+        for seq, ts, kind, text, prev, digest in self.raw_rows(since):
             yield Entry(seq, ts, kind, json.loads(text), prev, digest)
+
+    def first_entry(self) -> Entry | None:
+        """The journal's first row, its header (None when it has none)."""
+        return self._one_entry("ORDER BY seq LIMIT 1")
+
+    def last_entry(self) -> Entry | None:
+        """The journal's last row (None when it has none)."""
+        return self._one_entry("ORDER BY seq DESC LIMIT 1")
+
+    def _one_entry(self, order: str) -> Entry | None:
+        row = next(self._rows(f"SELECT seq, ts, kind, event, prev_hash, hash FROM journal {order}"), None)
+        return None if row is None else Entry(row[0], row[1], row[2], json.loads(row[3]), row[4], row[5])
+
+    def cut_short(self) -> str | None:
+        """Why this journal does not hold the last row its writer committed (its mark,
+        :mod:`controller.journal.mark`), or None when it does, or when there is no mark to go by."""
+        mark = self.committed
+        if mark is None:
+            return None
+        found = next(self._rows("SELECT hash FROM journal WHERE seq = ?", mark.seq), None)
+        where = f"{mark_path(self.path).name} says row {mark.seq} was committed"
+        if found is None:
+            last = self._last()[0] if self._lock is not None else int(next(self._rows(
+                "SELECT COALESCE(MAX(seq), 0) FROM journal"))[0])
+            return (f"the journal ends at row {last}, but {where}: rows were cut off its end (a file beside it "
+                    "deleted, or an older copy put back); find the journal that holds them (copy a journal with "
+                    "`dicetable journal archive`)")
+        if found[0] != mark.hash:
+            return (f"row {mark.seq} is not the row committed there ({where} with another hash): this is another "
+                    "journal, or an older copy put back")
+        return None
 
     def guarded(self) -> bool:
         """Whether the triggers refusing UPDATE and DELETE are there as the journal was created with
@@ -441,185 +404,3 @@ class Journal:
         return int(next(self._rows("SELECT COUNT(*) FROM journal"))[0])
 
 
-@dataclass(frozen=True)
-class Archived:
-    """Where :func:`archive` put a journal, and what ``verify`` says of the copy (as of the original)."""
-
-    path: Path
-    report: VerifyReport
-
-    def to_json(self) -> dict[str, Any]:
-        return {"archived": str(self.path), **self.report.to_json()}
-
-
-def archive(state_dir: Path | str, to: Path | str) -> Archived:
-    """Move the journal of ``state_dir`` into the folder ``to`` as one self-contained file, so that
-    the next start of the table begins a new journal.
-
-    Why not ``mv`` or ``cp``: after a crash, or beside a running table, the last rows are only in
-    ``journal.sqlite3-wal``; the file alone is an older journal, and a new one started beside that
-    log discards it. Here SQLite's online backup copies the journal as SQLite reads it (file and log)
-    into a file that keeps no log (``journal_mode=DELETE``: it reads anywhere, read-only media too),
-    named ``journal-<first row's UTC time>-<last seq>.sqlite3`` (an existing file is never
-    overwritten). The original's files are removed only once the copy holds exactly the original's
-    rows, ``verify`` says the same of both, and the copy is on disk; any failure leaves the original
-    as it was and no copy. The writer's lock is held throughout: :class:`JournalBusy` while a table
-    runs on ``state_dir``. A journal whose chain is broken is archived as it is (the report says so):
-    the archive is the evidence."""
-    source = Path(state_dir) / JOURNAL_FILE
-    try:
-        if not source.exists():
-            raise JournalError(_no_journal(source))
-        lock = WriterLock(source, ARCHIVE)
-    except OSError as exc:  # a folder this user may not enter, or not write its lock in
-        raise JournalError(f"cannot archive the journal {source}: {exc}") from exc
-    try:
-        target, report = _verified_copy(source, Path(to).absolute())
-        try:  # the file first: a -wal left behind alone stops the next start, a file left alone would not
-            for path in (source, _beside(source, "-wal"), _beside(source, "-shm")):
-                path.unlink(missing_ok=True)
-            _sync_folder(source.parent)
-        except OSError as exc:
-            raise JournalError(f"archived {source} to {target}, but could not remove it: {exc}; remove "
-                               f"{source.name} and its -wal and -shm before the table starts again") from exc
-    finally:
-        lock.release()
-    return Archived(target, report)
-
-
-def _verified_copy(source: Path, folder: Path) -> tuple[Path, VerifyReport]:
-    """The archive of the journal ``source`` made in ``folder``, once it holds exactly the original's rows
-    and ``verify`` says the same of both, with that report; otherwise :class:`JournalError`, and no copy.
-
-    The copy is made under a temporary name and given its own only once verified and on disk: a
-    power cut mid-copy leaves no file that looks like an archive. One cut after the copy got its
-    name, before the original was removed, leaves both: the next try finds that archive holding
-    the same rows and goes on to remove the original. A damaged journal (a failing card) is
-    archived too, as the evidence it is: its copy must hold the same rows up to the damage and be
-    damaged at the same row. Rows are compared as a running digest, so a year of play needs no
-    more memory than a day."""
-    from controller.journal.verify import verify  # verify.py builds on this module
-
-    try:
-        for stale in folder.glob(".journal-*.sqlite3.part") if folder.is_dir() else ():
-            _discard(stale)  # what a power cut left of an earlier try
-        with Journal(source, readonly=True) as original:
-            report = verify(original)
-            first, last, held = _digest_until_damage(original)
-            if first is None:
-                raise JournalError(f"{source} holds no rows: there is nothing to archive")
-            target = folder / f"journal-{_stamp(first)}-{last}.sqlite3"
-
-            def holds_the_same(copy_path: Path) -> bool:
-                try:
-                    with Journal(copy_path, readonly=True) as copy:
-                        return _digest_until_damage(copy)[2] == held and _same_verdict(verify(copy), report)
-                except JournalError:  # not a journal this user can read: not this one's archive
-                    return False
-
-            if target.exists():
-                if holds_the_same(target):  # an earlier try named it, and was cut before the removal
-                    return target, report
-                raise JournalError(f"{target} exists already and holds other rows (an archive is never "
-                                   "overwritten); nothing was archived")
-            partial = target.with_name(f".{target.name}.part")
-            _copy(original, partial)
-            try:
-                if not holds_the_same(partial):
-                    raise JournalError(f"the copy in {folder} does not hold the rows of {source}; nothing was removed")
-                _name(partial, target)
-                _sync_folder(folder)
-            finally:
-                _discard(partial)
-    except OSError as exc:
-        raise JournalError(f"cannot archive the journal {source}: {exc}") from exc
-    return target, report
-
-
-def _name(partial: Path, target: Path) -> None:
-    """Give the verified copy its name, never over a file that has it: a link, which fails if the
-    name is taken; on a FAT or exFAT stick, which has no links, a rename once the name is checked
-    free (the writer's lock keeps any other archive of this journal away meanwhile)."""
-    try:
-        os.link(partial, target)
-    except FileExistsError:
-        raise JournalError(f"{target} exists already (an archive is never overwritten); nothing was archived") from None
-    except OSError as exc:
-        if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.ENOSYS):
-            raise
-        if target.exists():
-            raise JournalError(f"{target} exists already (an archive is never overwritten); nothing was archived") from None
-        os.rename(partial, target)
-
-
-def _digest_until_damage(journal: Journal) -> tuple[str | None, int, tuple[int, str, str | None]]:
-    """The first row's time, the last row's number, and what the rows say as a whole: how many,
-    a SHA-256 over each as stored, and where the file could not be read further (the reason
-    without the file's name, which differs between a journal and its copy)."""
-    digest = hashlib.sha256()
-    first: str | None = None
-    count = last = 0
-    damage: str | None = None
-    reading = journal.raw_rows()
-    try:
-        for row in reading:
-            first = row[1] if first is None else first
-            count, last = count + 1, row[0]
-            digest.update(canonical_json(list(row)).encode())
-    except JournalError as exc:
-        damage = str(exc).replace(str(journal.path), "")
-    finally:
-        reading.close()  # before the journal is: a generator closed later would touch a closed file
-    return first, last, (count, digest.hexdigest(), damage)
-
-
-def _same_verdict(copy: VerifyReport, original: VerifyReport) -> bool:
-    """``verify`` says the same of both: intact, or broken at the same row, after the same rows."""
-    return (copy.ok, copy.rows, copy.broken_seq, copy.head) == (original.ok, original.rows, original.broken_seq,
-                                                               original.head)
-
-
-def _stamp(ts: str) -> str:
-    """The first row's time in an archive's name: UTC, sortable, no colon (a FAT stick takes it)."""
-    try:
-        return datetime.fromisoformat(ts).astimezone(timezone.utc).strftime("%Y-%m-%dT%H%M%SZ")
-    except ValueError:  # a time edited into something else: the chain says so; the name must still be made
-        return "undated"
-
-
-def _copy(original: Journal, target: Path) -> None:
-    """Back ``original`` up into ``target``, a new file, as a journal without a log, and on disk
-    before this returns."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        db = sqlite3.connect(target, isolation_level=None)
-        try:
-            original._db.backup(db)
-            db.execute("PRAGMA journal_mode=DELETE")
-        finally:
-            db.close()
-        with open(target, "rb") as copied:
-            os.fsync(copied.fileno())
-        _sync_folder(target.parent)
-    except BaseException as exc:
-        _discard(target)
-        if isinstance(exc, sqlite3.Error):
-            raise JournalError(f"cannot copy the journal {original.path} to {target}: {exc}; "
-                               "nothing was removed") from exc
-        raise
-
-
-def _discard(target: Path) -> None:
-    """Remove a copy that failed (or the temporary one, once linked), with what SQLite may have left
-    beside it."""
-    for path in (target, *(_beside(target, suffix) for suffix in ("-journal", "-wal", "-shm"))):
-        path.unlink(missing_ok=True)
-
-
-def _sync_folder(folder: Path) -> None:
-    """Make a folder's entries (a file created, renamed or removed in it) survive a power cut."""
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

@@ -75,8 +75,10 @@ def parse_table_event(data: Any, dice_count: int) -> TableEvent:
     if not isinstance(data, Mapping):
         raise Refused(f"an event is a JSON object, not {type(data).__name__}")
     name = data.get("event")
-    if name == "malformed":
-        raise Refused(f"not a JSON event object: {data.get('line')!r}")
+    if name == "malformed":  # a line or an input the journal could not keep as it came: why, and its start
+        problem = data.get("problem")
+        raise Refused(f"{problem}: {data.get('line')!r}" if isinstance(problem, str)
+                      else f"not a JSON event object: {data.get('line')!r}")
     if name not in TABLE_EVENTS:
         raise Refused(f"unknown event {name!r} (expected one of {', '.join(TABLE_EVENTS)})")
     if name in GAME_EVENTS:

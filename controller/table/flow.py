@@ -165,10 +165,15 @@ def step(state: TableState, event: Any) -> Step:
         return Step(state, (rules_port.rejection(BetRejected(reason, None), event),), accepted=False)
 
 
-def malformed_event(text: str) -> dict[str, Any]:
+def malformed_event(text: str, problem: str | None = None, **kept: Any) -> dict[str, Any]:
     """The input that stands for something that is not a table event (a line that is not a JSON
-    object, an event the journal could not keep): refused, with a printable copy of the text."""
-    return {"event": "malformed", "line": text[:200].encode("utf-8", "backslashreplace").decode("utf-8")}
+    object, an event the journal could not keep): refused, with a printable copy of the start of
+    the text, what was wrong with it (``problem``) and anything else ``kept`` of it (a line too
+    long to keep: its length in ``bytes`` and its ``sha256``)."""
+    event: dict[str, Any] = {"event": "malformed", "line": text[:200].encode("utf-8", "backslashreplace").decode("utf-8")}
+    if problem is not None:
+        event["problem"] = problem
+    return {**event, **kept}
 
 
 def _step(state: TableState, data: Any) -> Step:

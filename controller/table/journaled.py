@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
-from controller.journal import EFFECT, INPUT, Entry, Journal, JournalError, verify
-from controller.journal.chain import canonical_json, storable
+from controller.journal import EFFECT, INPUT, ORIGIN, Entry, Journal, JournalError, verify
+from controller.journal.chain import comparable_json, storable, unstorable
 from controller.rules import TableConfig
 from controller.table import flow
 from controller.table.flow import Step, TableState
@@ -29,6 +29,8 @@ log = logging.getLogger(__name__)
 
 PROGRESS_EVERY = 5000
 """Rows between two progress reports of a replay."""
+SENDER = ("user", ORIGIN)
+"""The fields of an input that say who sent it (a console user) and how."""
 
 
 class JournalMismatch(JournalError):
@@ -40,16 +42,24 @@ def _plain(data: Any) -> Any:
 
 
 def _journalable(event: Any) -> dict[str, Any]:
-    """The input as the journal can keep it. What JSON cannot hold (a value of another type, half
-    of a UTF-16 pair) goes in as a ``malformed`` input with a printable copy, which the table
-    refuses: an input that cannot be journaled must not stop the table."""
+    """The input as the journal can keep it. What JSON cannot hold (a value of another type, a
+    number that is not finite, half of a UTF-16 pair) goes in as a ``malformed`` input with a
+    printable copy and the reason, which the table refuses: an input that cannot be journaled
+    must not stop the table."""
     if not isinstance(event, Mapping):
         return {"event": None, "raw": repr(event)}
-    try:
-        journaled = _plain(dict(event))
-    except (TypeError, ValueError, RecursionError):
-        return flow.malformed_event(repr(dict(event)))
-    return journaled if storable(journaled) else flow.malformed_event(repr(dict(event)))
+    problem = unstorable(dict(event))
+    if problem is not None:
+        return _malformed(event, f"an event that {problem}")
+    return _plain(dict(event))
+
+
+def _malformed(event: Mapping[str, Any], problem: str) -> dict[str, Any]:
+    """The ``malformed`` input standing for ``event``, with why, still naming who sent it and how
+    (the console's ``user`` and ``via``) when those can be kept: `journal recall` shows who made
+    every console input, a malformed one too."""
+    kept = {key: event[key] for key in SENDER if isinstance(event.get(key), str) and storable(event[key])}
+    return {**flow.malformed_event(repr(dict(event)), problem), **kept}
 
 
 def _comparable(effect: dict[str, Any]) -> str:
@@ -58,27 +68,27 @@ def _comparable(effect: dict[str, Any]) -> str:
     which rule, must still match)."""
     if effect.get("event") == "rejected":
         effect = {k: v for k, v in effect.items() if k != "reason"}
-    return canonical_json(effect)
+    return comparable_json(effect)
 
 
 def table_header(game: str, config: TableConfig) -> dict[str, Any]:
     return {"event": "table", "game": game, "rules": _plain(config.to_dict())}
 
 
-def fitting_entries(journal: Journal, game: str, config: TableConfig) -> list[Entry]:
-    """The journal's rows, once its chain is intact and its first row is the header of ``game``
-    under ``config`` (an empty journal: no rows); otherwise :class:`JournalMismatch`, saying why
-    and what to do. It writes nothing, so ``dicetable run --check`` asks it too."""
+def fitting_rows(journal: Journal, game: str, config: TableConfig) -> int:
+    """How many rows the journal holds, once its chain is intact, it holds the last row its writer
+    committed, and its first row is the header of ``game`` under ``config`` (an empty journal: 0);
+    otherwise :class:`JournalMismatch`, saying why and what to do. It writes nothing, so
+    ``dicetable run --check`` asks it too; it reads the rows a page at a time."""
     report = verify(journal)
     if not report.ok:
         raise JournalMismatch(
-            f"{journal.path}: the hash chain is broken at row {report.broken_seq} ({report.reason}); "
-            "the table will not replay an altered journal (see `dicetable journal verify`)"
+            f"{journal.path}: the journal fails its check at row {report.broken_seq} ({report.reason}); "
+            "the table will not replay an altered or shortened journal (see `dicetable journal verify`)"
         )
-    entries = list(journal.entries())
-    if not entries:
-        return entries
-    first = entries[0].event
+    if not report.rows:
+        return 0
+    first = _header(journal)
     if first.get("event") != "table":
         raise JournalMismatch(f"{journal.path}: row 1 is not a table header")
     if first.get("game") != game:
@@ -94,16 +104,47 @@ def fitting_entries(journal: Journal, game: str, config: TableConfig) -> list[En
             f"{journal.path} was started under other rules (limits or layout options: {differ}); "
             "archive it (`dicetable journal archive --to DIR`) to start a table under the new ones"
         )
-    return entries
+    return report.rows
 
 
-def replayed(entries: list[Entry]) -> TableState:
+def _header(journal: Journal) -> dict[str, Any]:
+    """The event of the journal's first row (an empty dict for one that is not an object)."""
+    first = journal.first_entry()
+    return first.event if first is not None and isinstance(first.event, dict) else {}
+
+
+def rounds(journal: Journal) -> Iterator[tuple[Entry, list[Entry], bool]]:
+    """The journal's rows after its header as rounds: each input row, the effect rows that follow it,
+    and whether it is the journal's last round. One row is read ahead, so a journal of any length
+    is walked in the memory of one round; an effect row with no input before it is
+    :class:`JournalMismatch`."""
+    reading = journal.entries(since=1)
+    try:
+        ahead = next(reading, None)
+        while ahead is not None:
+            entry = ahead
+            if entry.kind != INPUT:
+                raise JournalMismatch(f"{journal.path}: row {entry.seq} is an effect with no input before it")
+            effects: list[Entry] = []
+            ahead = next(reading, None)
+            while ahead is not None and ahead.kind == EFFECT:
+                effects.append(ahead)
+                ahead = next(reading, None)
+            yield entry, effects, ahead is None
+    finally:
+        reading.close()
+
+
+def replayed(journal: Journal) -> TableState:
     """The table a journal's rows leave, replayed under the journal's own header (the game and the
     rules it was started with) without writing anything: a look at a journal no table holds, such as
-    ``journal archive`` takes before it moves one away."""
-    header = entries[0].event
+    ``journal archive`` takes before it moves one away. ``ValueError`` (``KeyError`` and the rules'
+    ``ConfigError`` among them) when its header is none."""
+    header = _header(journal)
+    if header.get("event") != "table":
+        raise ValueError("row 1 is not a table header")
     state = flow.new_table(header["game"], TableConfig.from_dict(header.get("rules", {})))
-    for entry in entries[1:]:
+    for entry in journal.entries(since=1):
         if entry.kind == INPUT:
             state = flow.step(state, entry.event).state
     return state
@@ -117,6 +158,19 @@ def _differing_keys(journaled: Any, configured: Any, prefix: str = "") -> list[s
                 if journaled.get(name) != configured.get(name)
                 for key in _differing_keys(journaled.get(name), configured.get(name), f"{prefix}{name}.")]
     return [prefix.rstrip(".") or "rules"]
+
+
+def _complete(journal: Journal, seq: int, effects: list[dict[str, Any]]) -> None:
+    """Write the effects of input row ``seq``, which a stop cut off. An input journaled before numbers
+    that are not finite were refused at the door may give effects that hold one, which journals no
+    longer keep: the start is refused, naming the row, rather than write what is not JSON."""
+    problems = [problem for problem in map(unstorable, effects) if problem]
+    if problems:
+        raise JournalMismatch(
+            f"{journal.path}: the effects of row {seq}, cut off by the last stop, cannot be written: one "
+            f"{problems[0]}, which a journal no longer keeps; archive this journal (`dicetable journal archive "
+            "--to DIR`, with --force if bets are on the layout) and start a new one")
+    journal.append_many(effects, EFFECT)
 
 
 class JournaledTable:
@@ -137,42 +191,36 @@ class JournaledTable:
              progress: Callable[[int, int], None] | None = None) -> "JournaledTable":
         """Recover the table from its journal (a new journal starts with the table header).
 
-        ``progress(done, total)`` is called every :data:`PROGRESS_EVERY` rows of a long replay
-        (the service uses it to keep systemd's start timeout from expiring).
+        The rows are read a page at a time and replayed a round at a time (:func:`rounds`), so the
+        memory a recovery takes does not grow with the journal. ``progress(done, total)`` is called
+        every :data:`PROGRESS_EVERY` rows of a long replay (the service uses it to keep systemd's
+        start timeout from expiring).
         """
-        entries = fitting_entries(journal, game, config)
-        if not entries:
+        total = fitting_rows(journal, game, config)
+        if not total:
             journal.append(table_header(game, config), INPUT)
             return cls(journal, flow.new_table(game, config))
         state = flow.new_table(game, config)
-        index, replayed, completed = 1, 0, 0
+        replayed = completed = 0
         next_report = PROGRESS_EVERY
-        while index < len(entries):
-            if progress is not None and index >= next_report:
-                progress(index, len(entries))
+        for entry, effects, last in rounds(journal):
+            if progress is not None and entry.seq >= next_report:
+                progress(entry.seq, total)
                 next_report += PROGRESS_EVERY
-            entry = entries[index]
-            if entry.kind != INPUT:
-                raise JournalMismatch(f"{journal.path}: row {entry.seq} is an effect with no input before it")
-            end = index + 1
-            while end < len(entries) and entries[end].kind == EFFECT:
-                end += 1
-            recorded = [_comparable(e.event) for e in entries[index + 1 : end]]
+            recorded = [_comparable(e.event) for e in effects]
             result = flow.step(state, entry.event)
             expected = [_comparable(_plain(e)) for e in result.effects]
             if recorded != expected:
-                if end == len(entries) and not recorded:
-                    journal.append_many([_plain(e) for e in result.effects], EFFECT)
-                    completed = len(expected)
-                    log.warning("completed %d effect rows of input row %d cut off by a stop", completed, entry.seq)
-                else:
+                if not (last and not recorded):
                     raise JournalMismatch(
                         f"{journal.path}: the effects journaled after row {entry.seq} differ from what the "
                         "rules compute now; the journal or the program changed"
                     )
+                _complete(journal, entry.seq, [_plain(e) for e in result.effects])
+                completed = len(expected)
+                log.warning("completed %d effect rows of input row %d cut off by a stop", completed, entry.seq)
             state = result.state
             replayed += 1
-            index = end
         return cls(journal, state, replayed=replayed, completed=completed)
 
     def submit(self, event: Mapping[str, Any]) -> Step:

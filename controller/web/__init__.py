@@ -9,6 +9,9 @@ stack, so what they share lives here:
   logins and the role checks every handler makes (401 without a session, 403 without a valid token
   or the role);
 - :mod:`controller.web.access` -- which peers may connect (loopback and the configured networks);
+- :mod:`controller.web.hosts` -- which host names it answers to (no DNS rebinding);
+- :mod:`controller.web.headers` -- the security headers on every answer (Content-Security-Policy,
+  no framing, ``nosniff``, ``Referrer-Policy``);
 - :mod:`controller.web.push` -- server-sent events to many browsers from a bounded queue each, so a
   slow browser is dropped rather than waited for;
 - :mod:`controller.web.serve` -- uvicorn in a thread of its own, plain on loopback or with TLS,

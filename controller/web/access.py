@@ -1,11 +1,14 @@
-"""Which peers may connect, and what a request says of its client behind a reverse proxy on this host.
+"""Which peers may connect, and what a request says of its client behind a reverse proxy.
 
 Why in the application as well as in the unit's ``IPAddressAllow=``: the table also runs outside
 systemd (a laptop, a bench), and a console listening on a network should refuse strangers there
 too. The peer checked is the socket's, never a header: a header is whatever the client wrote.
-Only a proxy on loopback (nginx on the Pi itself, README "Console") is believed about the client
-behind it (``X-Forwarded-For``, for the login rate limit) and about TLS (``X-Forwarded-Proto``,
-for the cookie's ``Secure`` flag).
+Only a proxy the configuration names (``[console] trusted_proxies``, ``dicetable floor
+--trusted-proxies``; none by default) is believed about the client behind it
+(``X-Forwarded-For``, for the login rate limit) and about TLS (``X-Forwarded-Proto``, for the
+cookie's ``Secure`` flag). Any other peer, loopback included, is its own client: a program on the
+machine that is not the proxy could otherwise name a new address at every try and never be
+limited.
 """
 from __future__ import annotations
 
@@ -39,6 +42,20 @@ def parse_networks(values: Iterable[str]) -> tuple[Network, ...]:
     return tuple(found)
 
 
+def _in(host: str | None, networks: Iterable[Network]) -> bool:
+    """Whether the address ``host`` lies in one of ``networks`` (an IPv4 address mapped into IPv6 as
+    itself); False for anything that is not an address."""
+    if host is None:
+        return False
+    try:
+        address = ipaddress.ip_address(host.strip().strip("[]"))
+    except ValueError:
+        return False
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return any(address in network for network in networks)
+
+
 def peer_allowed(host: str | None, networks: Iterable[Network]) -> bool:
     """Loopback always; otherwise an address inside one of ``networks``."""
     if host is None:
@@ -47,11 +64,7 @@ def peer_allowed(host: str | None, networks: Iterable[Network]) -> bool:
         address = ipaddress.ip_address(host)
     except ValueError:
         return False
-    if address.is_loopback:
-        return True
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
-    return any(address in network for network in networks)
+    return address.is_loopback or _in(host, networks)
 
 
 def _peer(scope: Scope) -> str | None:
@@ -66,24 +79,27 @@ def _header(scope: Scope, name: bytes) -> str | None:
     return None
 
 
-def client_address(scope: Scope) -> str:
-    """The client's address: the peer's, or, from a proxy on loopback, the last address it added
-    to ``X-Forwarded-For``."""
+def client_address(scope: Scope, proxies: Iterable[Network] = ()) -> str:
+    """The client's address: the peer's; or, when the peer is one of the trusted ``proxies``, the
+    last address in ``X-Forwarded-For`` that is not one of them (each proxy adds the address it was
+    reached from at the end, so the addresses before the first untrusted one, read from the end,
+    are whatever the client wrote)."""
+    proxies = tuple(proxies)
     peer = _peer(scope) or "unknown"
-    forwarded = _header(scope, b"x-forwarded-for") if is_loopback(peer) else None
-    if forwarded:
-        last = forwarded.split(",")[-1].strip()
-        if last:
-            return last
-    return peer
+    if not _in(peer, proxies):
+        return peer
+    hops = [hop.strip() for hop in (_header(scope, b"x-forwarded-for") or "").split(",") if hop.strip()]
+    for hop in reversed(hops):
+        if not _in(hop, proxies):
+            return hop
+    return hops[0] if hops else peer
 
 
-def is_https(scope: Scope) -> bool:
-    """Whether the browser reached us over TLS: ours, or a proxy's on loopback that says so."""
+def is_https(scope: Scope, proxies: Iterable[Network] = ()) -> bool:
+    """Whether the browser reached us over TLS: ours, or a trusted proxy's that says so."""
     if scope.get("scheme") in ("https", "wss"):
         return True
-    peer = _peer(scope)
-    return bool(peer and is_loopback(peer) and (_header(scope, b"x-forwarded-proto") or "").lower() == "https")
+    return _in(_peer(scope), proxies) and (_header(scope, b"x-forwarded-proto") or "").lower() == "https"
 
 
 class AllowedPeers:

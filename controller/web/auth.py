@@ -35,7 +35,7 @@ import anyio
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from controller.web.access import client_address, is_https
+from controller.web.access import Network, client_address, is_https
 from controller.web.users import User, Users
 
 #: Idle time after which a session ends (a dealer's shift with breaks), and its longest life.
@@ -169,15 +169,19 @@ def _authenticate(users: Users, name: str, password: str) -> User | None:
 
 class Auth:
     """Logins against ``users`` and the sessions they open, under the cookie ``cookie`` (a name of its
-    own per service, since browsers share cookies between the ports of one host)."""
+    own per service, since browsers share cookies between the ports of one host). Only the reverse
+    ``proxies`` named are believed about the client behind them (``X-Forwarded-For``,
+    ``X-Forwarded-Proto``); any other peer counts as the client."""
 
     def __init__(self, users: Users, *, cookie: str, sessions: Sessions | None = None,
-                 limiter: LoginLimiter | None = None, roles: tuple[str, ...] | None = None):
+                 limiter: LoginLimiter | None = None, roles: tuple[str, ...] | None = None,
+                 proxies: Iterable[Network] = ()):
         self.users = users
         self.cookie = cookie
         self.sessions = sessions if sessions is not None else Sessions()
         self.limiter = limiter if limiter is not None else LoginLimiter()
         self.roles = roles
+        self.proxies = tuple(proxies)
 
     def session(self, request: Request) -> Session | None:
         """The request's live session, while its user still exists with the same role."""
@@ -218,7 +222,7 @@ class Auth:
         if not isinstance(body, dict) or not isinstance(body.get("user"), str) or not isinstance(body.get("password"), str):
             raise Denied(400, 'send JSON {"user": NAME, "password": PASSWORD}')
         name, password = body["user"], body["password"]
-        keys = (f"address {client_address(request.scope)}", f"user {name[:100]}")
+        keys = (f"address {client_address(request.scope, self.proxies)}", f"user {name[:100]}")
         wait = self.limiter.wait(keys)
         if wait > 0:
             raise Denied(429, f"too many failed logins: try again in {int(wait) + 1} s",
@@ -234,14 +238,15 @@ class Auth:
         session = self.sessions.open(user)
         response = JSONResponse({"user": user.name, "role": user.role, "csrf": session.csrf})
         response.set_cookie(self.cookie, session.token, httponly=True, samesite="strict", path="/",
-                            secure=is_https(request.scope))
+                            secure=is_https(request.scope, self.proxies))
         return response
 
     async def logout(self, request: Request) -> Response:
         session = self.require(request, change=True)
         self.sessions.close(session.token)
         response = JSONResponse({"user": None})
-        response.delete_cookie(self.cookie, path="/", httponly=True, samesite="strict", secure=is_https(request.scope))
+        response.delete_cookie(self.cookie, path="/", httponly=True, samesite="strict",
+                               secure=is_https(request.scope, self.proxies))
         return response
 
     async def whoami(self, request: Request) -> Response:

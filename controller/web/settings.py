@@ -6,7 +6,11 @@ proxy on the machine may carry it onto the network); on any other address it ser
 ``certificate`` and ``key`` must be named, or the start is refused: a password must never cross a
 network in the clear. ``networks`` are the peers, besides loopback, that may connect (the
 application refuses the others, and ``systemd/install.sh`` limits the unit's sockets to them).
-``users`` is the users file, beside the configuration by default.
+``hosts`` are the names, besides the address it listens on, that browsers reach it by (a reverse
+proxy's, a DNS name): a request naming any other host is refused (:mod:`controller.web.hosts`).
+``trusted_proxies`` are the reverse proxies (addresses or networks) believed about the browser
+behind them (``X-Forwarded-For``, ``X-Forwarded-Proto``); none by default, so every peer is its own
+client for the login rate limit. ``users`` is the users file, beside the configuration by default.
 """
 from __future__ import annotations
 
@@ -15,12 +19,14 @@ from pathlib import Path
 from typing import Any
 
 from controller.web.access import Network, parse_networks
+from controller.web.hosts import parse_hosts
 from controller.web.serve import Listen, parse_listen
 
 #: The users file's name beside the configuration when the table does not name one.
 USERS_FILE = "users"
 #: The table's keys and what each is when not given ("" listens nowhere).
-DEFAULTS: dict[str, Any] = {"listen": "", "users": USERS_FILE, "certificate": "", "key": "", "networks": []}
+DEFAULTS: dict[str, Any] = {"listen": "", "users": USERS_FILE, "certificate": "", "key": "", "networks": [],
+                            "hosts": [], "trusted_proxies": []}
 
 
 class WebConfigError(ValueError):
@@ -39,6 +45,8 @@ class WebSettings:
     key: Path | None = None
     networks: tuple[Network, ...] = ()
     section: str = "console"
+    hosts: tuple[str, ...] = ()
+    trusted_proxies: tuple[Network, ...] = ()
 
     @property
     def tls(self) -> bool:
@@ -65,15 +73,22 @@ class WebSettings:
                 paths[name] = None
             else:
                 paths[name] = base / value if value else None
-        networks: tuple[Network, ...] = ()
-        raw = table.get("networks")
-        if not isinstance(raw, list) or not all(isinstance(n, str) for n in raw):
-            problems.append(("networks", f'must be a list of networks such as ["192.168.1.0/24"] (got {raw!r})'))
+        networks = _networks(table, "networks", problems, example="192.168.1.0/24")
+        proxies = _networks(table, "trusted_proxies", problems, example="127.0.0.1")
+        for proxy in proxies:
+            if not proxy.is_loopback and not any(proxy.version == n.version and proxy.subnet_of(n)  # type: ignore[arg-type]
+                                                 for n in networks):
+                problems.append(("trusted_proxies", f"{proxy} may not connect at all: it is neither loopback nor in "
+                                                    f"{section}.networks"))
+        hosts: tuple[str, ...] = ()
+        raw = table.get("hosts", [])
+        if not isinstance(raw, list):
+            problems.append(("hosts", f'must be a list of host names such as ["table7.lan"] (got {raw!r})'))
         else:
             try:
-                networks = parse_networks(raw)
+                hosts = parse_hosts(raw)
             except ValueError as exc:
-                problems.append(("networks", str(exc)))
+                problems.append(("hosts", str(exc)))
         certificate, private_key = paths.get("certificate"), paths.get("key")
         if (certificate is None) != (private_key is None) and not any(k in ("certificate", "key") for k, _ in problems):
             problems.append(("certificate" if certificate is None else "key",
@@ -81,7 +96,8 @@ class WebSettings:
         for name, path in (("certificate", certificate), ("key", private_key)):
             if path is not None and not path.is_file():
                 problems.append((name, f"no such file: {path}"))
-        settings = cls(listen, paths.get("users") or base / USERS_FILE, certificate, private_key, networks, section)
+        settings = cls(listen, paths.get("users") or base / USERS_FILE, certificate, private_key, networks, section,
+                       hosts, proxies)
         if listen is not None and not problems:
             problem = settings.refusal(listen)
             if problem:
@@ -105,3 +121,17 @@ class WebSettings:
             raise ValueError(problem)
         return replace(self, listen=listen)
 
+
+
+def _networks(table: dict[str, Any], key: str, problems: list[tuple[str, str]], *, example: str) -> tuple[Network, ...]:
+    """``table[key]`` as networks (none when it is missing); a problem under ``key`` when it is not a
+    list of them."""
+    raw = table.get(key, [])
+    if not isinstance(raw, list) or not all(isinstance(n, str) for n in raw):
+        problems.append((key, f'must be a list of networks such as ["{example}"] (got {raw!r})'))
+        return ()
+    try:
+        return parse_networks(raw)
+    except ValueError as exc:
+        problems.append((key, str(exc)))
+        return ()

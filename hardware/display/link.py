@@ -25,6 +25,7 @@ DisplayState with impossible fields already raised ValueError when built).
 from __future__ import annotations
 
 import logging
+import random
 import threading
 import time
 from dataclasses import dataclass, field
@@ -68,7 +69,7 @@ class LinkHealth:
     ``LinkTiming.healthy_within`` seconds. ``in_sync``: the display has
     acknowledged the latest state given to ``show``. ``faults`` counts fault
     events by kind (``no_answer``, ``timeout``, ``port_lost``, ``open_failed``,
-    ``rejected``, ``version``, ``internal``); ``bad_frames`` counts corrupt
+    ``rejected``, ``stale``, ``version``, ``internal``); ``bad_frames`` counts corrupt
     frames received.
     Times are ``time.monotonic()`` seconds.
     """
@@ -148,6 +149,10 @@ class DisplayLink:
         self._desired: DisplayState | None = None
         self._desired_payload = b""
         self._desired_tag: int | None = None
+        self._desired_message = b""  # the STATE payload: session, the state's number, the picture
+        # This link's session and the number of its latest state (firmware/device.py, the order rule).
+        self._session = random.getrandbits(16)
+        self._number = 0
         self._acked: DisplayState | None = None
         self._acked_at: float | None = None
         self._last_ack_at: float | None = None
@@ -160,6 +165,7 @@ class DisplayLink:
         self._firmware_version: str | None = None
         # Only the thread touches these:
         self._version_mismatch = False  # the last handshake met another protocol: wait longer before the next
+        self._hello_again = False  # the display follows another session: say HELLO before the next state
         self._device_tag: int | None = None
         self._rejected_payload: bytes | None = None
         self._last_exchange = 0.0
@@ -199,6 +205,9 @@ class DisplayLink:
             raise TypeError(f"show() takes a DisplayState, not {type(state).__name__}")
         payload = state.to_payload()
         with self._cond:
+            if state != self._desired:  # a new state gets the next number; the same state keeps its own
+                self._number = (self._number + 1) % messages.NUMBERS
+                self._desired_message = messages.state_payload(self._session, self._number, state)
             self._desired = state
             self._desired_payload = payload
             self._desired_tag = state.tag()
@@ -306,15 +315,20 @@ class DisplayLink:
         if not self._handshake():
             return
         while not self._stop.is_set():
+            if self._hello_again:
+                self._hello_again = False
+                if not self._handshake():
+                    return
             with self._cond:
-                desired, payload, tag = self._desired, self._desired_payload, self._desired_tag
+                desired, payload, tag, message = (self._desired, self._desired_payload, self._desired_tag,
+                                                  self._desired_message)
             if (  # the display needs the state
                 desired is not None
                 and (self._device_tag != tag or payload != self._confirmed_payload)
                 and payload != self._rejected_payload
                 and self._clock() >= self._resend_after
             ):
-                reply = self._transact(messages.STATE, payload)
+                reply = self._transact(messages.STATE, message)
                 if reply is None:
                     return
                 self._check_state_reply(desired, payload, reply)
@@ -330,7 +344,7 @@ class DisplayLink:
 
     def _handshake(self) -> bool:
         self._version_mismatch = False
-        reply = self._transact(messages.HELLO, bytes([messages.PROTOCOL_VERSION]))
+        reply = self._transact(messages.HELLO, messages.hello_payload(self._session))
         if reply is None:
             return False
         self._version_mismatch = True  # until the reply proves otherwise
@@ -365,6 +379,13 @@ class DisplayLink:
                 self._confirmed_payload = payload
                 self._note_shown(self._clock())
                 self._cond.notify_all()
+            return
+        if status == messages.STALE:
+            # The display follows another session (another host spoke to it since our HELLO): say
+            # HELLO again, then send the state, not faster than the heartbeat.
+            self._hello_again = True
+            self._resend_after = self._clock() + self.timing.heartbeat_interval
+            self._fault("stale", f"display follows another host's session; saying HELLO again for {desired!r}")
             return
         # The display refused this state (a host/firmware mismatch); sending
         # it again would only repeat the refusal until the state changes.

@@ -61,6 +61,8 @@ def read_tables(path: Path | None) -> dict[str, Any]:
         raise GpioConfigError("(file)", f"not UTF-8 text: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise GpioConfigError("(syntax)", str(exc)) from None
+    except RecursionError:  # tomllib recurses into nested arrays and inline tables
+        raise GpioConfigError("(syntax)", "arrays or tables nested too deeply to read") from None
 
 
 def _from_table(cls: type, data: Mapping[str, Any], where: str) -> Any:

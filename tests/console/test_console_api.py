@@ -36,6 +36,65 @@ def test_healthz_answers_without_a_login(console_table):
         assert answer.status_code == 200 and answer.json()["ok"] is True and answer.json()["game"] == "craps"
 
 
+def test_another_sites_name_resolved_to_this_machine_reaches_nothing(console_table):
+    """DNS rebinding: a page of evil.example, its name made to resolve to 127.0.0.1, would be the
+    console's own origin to the browser; the name it sends in Host gives it away."""
+    table = console_table()
+    port = table.url.rsplit(":", 1)[1]
+    with table.client() as c:
+        for path in ("/board", "/api/board", "/healthz"):
+            answer = c.get(path, headers={"Host": f"evil.example:{port}"})
+            assert answer.status_code == 421, path
+            assert "'evil.example'" in answer.json()["reason"] and "[console] hosts" in answer.json()["reason"]
+        answer = c.post("/api/login", json={"user": "dana", "password": "dana-pass"},
+                        headers={"Host": f"evil.example:{port}"})
+        assert answer.status_code == 421 and "set-cookie" not in answer.headers
+        for host in (f"localhost:{port}", f"127.0.0.1:{port}", f"[::1]:{port}"):
+            assert c.get("/api/board", headers={"Host": host}).status_code == 200, host
+
+
+def test_a_loopback_peer_is_limited_by_its_own_address_whatever_it_forwards(console_table):
+    """No proxy is trusted unless the configuration names one: a program on the machine cannot
+    guess the demo's or a user's password by naming a new address at every try."""
+    table = console_table()
+    with table.client() as c:
+        for attempt in range(5):
+            answer = c.post("/api/login", json={"user": "dana", "password": f"guess-{attempt}"},
+                            headers={"X-Forwarded-For": f"203.0.113.{attempt}"})
+            assert answer.status_code == 401
+        answer = c.post("/api/login", json={"user": "pete", "password": "pete-pass"},
+                        headers={"X-Forwarded-For": "203.0.113.200"})
+        assert answer.status_code == 429
+
+
+def test_a_wrong_method_or_path_is_answered_in_json_after_the_login_check(console_table):
+    table = console_table()
+    with table.client() as anonymous, table.client("dana") as dealer:
+        for client in (anonymous, dealer):
+            for path in ("/api/nope", "/nope", "/static/missing.js", "/frames/"):
+                answer = client.get(path)
+                assert answer.status_code == 404 and answer.json() == {"reason": f"no such path: {path}"}, path
+        # A path that needs a session: 401 before anything else, the wrong method included.
+        for method, path in (("GET", "/api/bets"), ("DELETE", "/api/state"), ("GET", "/api/logout"),
+                             ("PUT", "/api/actions")):
+            answer = anonymous.request(method, path)
+            assert answer.status_code == 401 and answer.json() == {"reason": "log in first"}, (method, path)
+        # With a session, the method is named; the dealer's inputs carry rule null, as their refusals do.
+        for method, path in (("GET", "/api/bets"), ("GET", "/api/remove"), ("PUT", "/api/actions")):
+            answer = dealer.request(method, path)
+            assert answer.status_code == 405 and answer.headers["allow"] == "POST", (method, path)
+            assert answer.json() == {"reason": f"{path} does not take {method} (it takes POST)", "rule": None}
+        answer = dealer.delete("/api/state")
+        assert answer.status_code == 405 and answer.json() == {"reason": "/api/state does not take DELETE "
+                                                                         "(it takes GET, HEAD)"}
+        # Anyone may use a public path: its wrong method is said at once.
+        for method, path in (("POST", "/api/board"), ("POST", "/healthz"), ("GET", "/api/login"),
+                             ("POST", "/static/console.css")):
+            answer = anonymous.request(method, path)
+            assert answer.status_code == 405 and set(answer.json()) == {"reason"}, (method, path)
+        assert len(rows(table)) == 1  # nothing reached the table
+
+
 def test_the_state_has_the_table_being_dealt(console_table):
     table = console_table()
     with table.client() as anonymous:
@@ -96,6 +155,8 @@ def test_a_refused_bet_is_422_with_reason_and_rule_journaled_and_changes_nothing
     ("/api/actions", '{"event": "bet", "seat": "A", "bet": "pass", "amount": 500}', "not 'bet'"),
     ("/api/actions", '{"event": "read", "status": "ok", "dice": [3, 4]}', "not 'read'"),
     ("/api/actions", '{"event": "spin_done"}', "not 'spin_done'"),
+    ("/api/actions", "{}", "names no event"),  # a press is named: an empty body must not LOCK
+    ("/api/actions", '{"dice": [3, 4]}', "names no event"),
 ])
 def test_a_body_that_is_not_this_urls_event_is_422_and_never_reaches_the_table(console_table, path, body, words):
     table = console_table()
@@ -206,6 +267,28 @@ def test_journal_recall_shows_who_made_each_console_input(console_table, capsys)
         ("dana", "bet", True), ("dora", "bet", False), ("dora", "lock", True)]
 
 
+def test_a_bet_the_journal_cannot_keep_as_sent_is_refused_and_recall_still_shows_who(console_table, capsys):
+    table = console_table()
+    with table.client("dana") as dana:
+        body = b'{"seat": "A", "bet": "pass", "amount": 500, "note": "\\ud800"}'  # half of a UTF-16 pair
+        answer = dana.post("/api/bets", content=body, headers={"Content-Type": "application/json"})
+        assert answer.status_code == 422 and answer.json()["rule"] is None
+        assert dana.get("/api/state").json()["bets"] == []
+    seq = int(answer.headers["X-Journal-Seq"])
+    (row,) = [row for row in rows(table) if row.seq == seq]
+    assert row.event["event"] == "malformed" and (row.event["user"], row.event["via"]) == ("dana", "console")
+    with table.client("dana") as dana:
+        answer = dana.post("/api/bets", json={"seat": "A", "bet": "pass", "amount": True})  # JSON's true is no amount
+        assert answer.status_code == 422 and answer.json()["rule"] is None
+        dana.post("/api/actions", json={"event": "lock"})
+        table.settle([6, 6])
+        wait_for(lambda: dana.get("/api/state").json()["last_rolls"])
+    assert main(["journal", "--file", str(table.journal_path), "recall", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "by dana (console): refused malformed" in out
+    assert "by dana (console): refused bet A pass\n" in out  # no "$0.01" made of a true
+
+
 def _events(url: str, cookies, name: str, count: int, out: list, ready: threading.Event) -> None:
     with httpx.stream("GET", url, cookies=cookies, timeout=20) as answer:
         kind = None
@@ -258,6 +341,9 @@ def test_a_frame_is_served_to_a_user_and_a_path_outside_the_frames_is_not(consol
         assert answer.headers["content-type"] == "image/jpeg"
         for name in ("..%2Fsecret.jpg", "missing.jpg", ".hidden"):
             assert pit.get(f"/frames/{name}").status_code == 404
+        for name in ("a" * 5000 + ".jpg", "a%00b.jpg"):  # more than a file name may hold; a NUL
+            answer = pit.get(f"/frames/{name}")
+            assert answer.status_code == 404 and answer.json() == {"reason": "no such frame"}
 
 
 def test_the_pit_sees_device_faults_as_alerts_and_the_journal_checked(console_table):
@@ -321,3 +407,34 @@ def test_an_event_stream_ends_when_its_user_logs_out(console_table):
         assert pit.post("/api/logout").status_code == 200
         dealer.post("/api/bets", json={"seat": "A", "bet": "pass", "amount": 500})
         assert ended.wait(10) and len(received) == 1
+
+
+def test_check_the_chain_now_pressed_again_and_again_runs_one_check_at_a_time(console_table, monkeypatch):
+    """Each check is a process of its own: a user pressing the button twenty times while one runs
+    must not start twenty (it would take the Pi's cores from the table)."""
+    import asyncio
+
+    from controller.console.link import TableLink
+
+    running = []
+    release = threading.Event()
+
+    async def slow_check(link) -> None:
+        running.append(link)
+        while not release.is_set():
+            await asyncio.sleep(0.02)
+        link.verified = {"ok": True, "rows": 1}
+        link.on_change()
+
+    monkeypatch.setattr(TableLink, "verify", slow_check)
+    table = console_table()
+    with table.client("pete") as pit:
+        for _ in range(20):
+            assert pit.post("/api/verify").status_code == 202
+        wait_for(lambda: running)
+        time.sleep(0.3)
+        assert len(running) == 1
+        release.set()
+        wait_for(lambda: pit.get("/api/state").json()["journal"]["verify"])
+        assert pit.post("/api/verify").status_code == 202
+        wait_for(lambda: len(running) == 2)  # once it is over, the next press checks again

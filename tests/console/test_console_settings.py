@@ -49,12 +49,30 @@ def test_off_loopback_the_console_needs_a_certificate_and_key(tmp_path):
     ('networks = "192.168.1.0/24"', "console.networks", "must be a list of networks"),
     ('networks = ["192.168.1.0/33"]', "console.networks", "is not an IP network"),
     ('users = ""', "console.users", "must be a file name"),
-    ("port = 8080", "console.port", "unknown key (known: listen, users, certificate, key, networks)"),
+    ("port = 8080", "console.port",
+     "unknown key (known: listen, users, certificate, key, networks, hosts, trusted_proxies)"),
+    ('trusted_proxies = ["nginx"]', "console.trusted_proxies", "is not an IP network"),
+    ('trusted_proxies = ["10.0.0.9"]', "console.trusted_proxies", "10.0.0.9/32 may not connect at all"),
+    ('hosts = "table7.lan"', "console.hosts", "must be a list of host names"),
+    ('hosts = ["https://table7.lan"]', "console.hosts", "is not a host name or address"),
 ])
 def test_each_mistake_in_console_names_its_key(tmp_path, console, key, message):
     with pytest.raises(ConfigError) as raised:
         load(_config(tmp_path, console))
     assert any(k == key and message in m for k, m in raised.value.problems), raised.value.problems
+
+
+def test_the_names_a_console_answers_to_besides_its_address_are_listed_in_hosts(tmp_path):
+    settings = load(_config(tmp_path, 'listen = "127.0.0.1:8080"\nhosts = ["Table7.lan", "192.168.10.7"]')).console
+    assert settings.hosts == ("table7.lan", "192.168.10.7")
+    assert load(_config(tmp_path, "")).console.hosts == ()
+
+
+def test_only_the_proxies_named_are_trusted_and_none_by_default(tmp_path):
+    assert load(_config(tmp_path, "")).console.trusted_proxies == ()
+    settings = load(_config(tmp_path, 'trusted_proxies = ["127.0.0.1", "192.168.1.2"]\n'
+                                      'networks = ["192.168.1.0/24"]')).console
+    assert [str(n) for n in settings.trusted_proxies] == ["127.0.0.1/32", "192.168.1.2/32"]
 
 
 def test_the_command_line_address_is_held_to_the_same_rule():

@@ -9,7 +9,7 @@ import queue
 import numpy as np
 import pytest
 
-from controller.app import parse_event_line, read_events
+from controller.app import read_events
 from controller.journal import EFFECT, INPUT, Journal
 from controller.rules import TableConfig
 from controller.table import JournaledTable, step
@@ -57,7 +57,9 @@ def test_a_rejection_keeps_the_input_fields_but_not_its_own_names():
     "not json",
 ], ids=["lone-surrogate-escape", "deep-nesting", "undecodable-byte", "not-an-object", "not-json"])
 def test_a_line_the_journal_could_not_keep_is_a_malformed_input(tmp_path, line):
-    event = parse_event_line(line)
+    inputs: queue.Queue = queue.Queue()
+    read_events(io.StringIO(line + "\n"), inputs)
+    event = inputs.get_nowait()
     assert event["event"] == "malformed"
     event["line"].encode("utf-8")  # the printable copy can be journaled
     state, steps = submit_all(tmp_path, event, PASS)

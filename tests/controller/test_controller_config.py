@@ -19,7 +19,7 @@ def _write(tmp_path, text):
 def test_no_file_gives_embedded_defaults():
     config = load(None)
     assert config.is_demo and config.game == "craps"
-    assert config.camera["source"] == "scenes" and config.display["port"] == "sim"
+    assert config.camera["source"] == "generated" and config.display["port"] == "sim"
     assert config.pin_factory == "mock" and str(config.state_dir) == "var"
     assert config.rules.max_bet == 500 and config.pins.cage_motor == 17 and config.gpio.long_press_s == 1.5
 

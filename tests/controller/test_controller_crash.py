@@ -137,6 +137,26 @@ def _rows(state_dir: Path) -> list[tuple[str, dict]]:
         return [(e.kind, e.event) for e in journal.entries()]
 
 
+def _start_of(log: str) -> str:
+    """The start line ("... replayed N inputs") among what a run wrote to standard error."""
+    return next(line for line in log.splitlines() if " replayed " in line)
+
+
+def _start_line(process: subprocess.Popen) -> str:
+    """Wait for the start line on the process's standard error, then drain the rest of it in the
+    background (a full pipe would stop the process)."""
+    import threading
+
+    assert process.stderr is not None
+    stderr = process.stderr
+    while True:
+        line = stderr.readline().decode()
+        if not line or " replayed " in line:
+            break
+    threading.Thread(target=stderr.read, daemon=True).start()
+    return line
+
+
 def _effects_done(state_dir: Path) -> int:
     if not (state_dir / "journal.sqlite3").exists():
         return 0
@@ -156,7 +176,7 @@ def test_sigkill_at_random_points_loses_nothing_and_settles_nothing_twice(tmp_pa
 
     ref_config, ref_script = _setup(tmp_path / "reference", game, events)
     done = subprocess.run(_command(ref_config, ref_script), capture_output=True, env=env, timeout=120, check=True)
-    effect_lines = len(done.stdout.splitlines()) - 1  # the run prints every effect as it is journaled
+    effect_lines = len(done.stdout.splitlines())  # the run prints every effect as it is journaled
 
     config, script = _setup(tmp_path / "crashed", game, events)
     rng = random.Random(SEED)
@@ -164,8 +184,8 @@ def test_sigkill_at_random_points_loses_nothing_and_settles_nothing_twice(tmp_pa
     # Kill points spread over the whole session, in effects journaled so far.
     points = sorted(rng.randint(0, effect_lines) for _ in range(kills))
     for _ in range(kills + 5):
-        process = subprocess.Popen(_command(config, script), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
-        starts.append(process.stdout.readline().decode())  # "... replayed N inputs": the journal is open
+        process = subprocess.Popen(_command(config, script), stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        starts.append(_start_line(process))  # "... replayed N inputs": the journal is open
         if killed < kills:
             # Read this run's effect lines up to the next kill point (none: kill during the recovery).
             for _ in range(max(0, points[killed] - printed)):
@@ -177,7 +197,8 @@ def test_sigkill_at_random_points_loses_nothing_and_settles_nothing_twice(tmp_pa
             if process.poll() is None:
                 process.send_signal(signal.SIGKILL)
                 killed += 1
-        process.communicate(timeout=120)
+        process.stdout.read()  # to its end: the process has finished
+        process.wait(timeout=120)
         printed = _effects_done(config.parent / "state")
         if process.returncode == 0:
             break
@@ -209,9 +230,9 @@ def test_sigkill_between_an_input_and_its_effects_is_completed_once(tmp_path):
         died = subprocess.run([sys.executable, "-c", KILLED_IN_EFFECTS, *command[3:]], capture_output=True,
                               env={**env, "DICETABLE_TEST_KILL_AT": at}, timeout=120)
         assert died.returncode == -signal.SIGKILL, died.stderr.decode()
-        starts.append(died.stdout.decode().splitlines()[0])
+        starts.append(_start_of(died.stderr.decode()))
     finished = subprocess.run(command, capture_output=True, env=env, timeout=120, check=True)
-    starts.append(finished.stdout.decode().splitlines()[0])
+    starts.append(_start_of(finished.stderr.decode()))
 
     # Every start after a kill found an input without its effects, and wrote them.
     assert all(", completed " in line for line in starts[1:]), starts

@@ -44,9 +44,10 @@ def _tamper(path, sql, *params):
 
 
 def test_durability_settings(journal):
-    db = sqlite3.connect(journal.path)
-    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    """A rollback journal: a commit is in journal.sqlite3 itself once it returns (no -wal to lose)."""
+    assert journal._db.execute("PRAGMA journal_mode").fetchone()[0] == "truncate"
     assert journal._db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+    assert journal.path.read_bytes()[18:20] == b"\x01\x01"  # the file's header: not WAL
 
 
 def test_intact_chain_verifies_and_survives_reopen(journal, tmp_path):
@@ -339,7 +340,7 @@ def test_a_state_dir_of_another_user_is_named_not_just_unable_to_open(tmp_path, 
     this user cannot write is the answer (the service runs as its own user)."""
     import os
 
-    from controller.journal.store import unwritable
+    from controller.journal.paths import unwritable
 
     state = tmp_path / "state"
     state.mkdir()
@@ -355,7 +356,7 @@ def test_a_state_dir_of_another_user_is_named_not_just_unable_to_open(tmp_path, 
 def test_a_journal_file_or_folder_of_another_user_is_named(tmp_path, monkeypatch):
     import os
 
-    from controller.journal.store import unwritable
+    from controller.journal.paths import unwritable
 
     with Journal.open(tmp_path):
         pass
@@ -378,7 +379,7 @@ def test_journal_command(journal, tmp_path, capsys):
 
     assert main(["journal", "--state-dir", str(tmp_path), "recall", "2"]) == 0
     out = capsys.readouterr().out
-    assert "dice [5, 6] by confirm" in out and "confidence 0.61" in out and "paid 1000c" in out and "frame roll-000001.png" in out
+    assert "dice [5, 6] by confirm" in out and "confidence 0.61" in out and "$5.00 win paid $10.00" in out and "frame roll-000001.png" in out
 
     assert main(["journal", "--state-dir", str(tmp_path), "recall", "1", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["dice"] == [1, 1]
@@ -525,7 +526,7 @@ def test_a_refused_start_writes_nothing_to_an_edited_journal(tmp_path):
     _tamper(path, "UPDATE journal SET event = ? WHERE seq = 6", json.dumps({"event": "settle", "paid": 9000}))
     before = path.read_bytes()
     with Journal.open(tmp_path) as j:
-        with pytest.raises(JournalMismatch, match="broken at row 6"):
+        with pytest.raises(JournalMismatch, match="fails its check at row 6"):
             JournaledTable.open(j, "craps", TableConfig())
     assert path.read_bytes() == before and _triggers(path) == set()
 

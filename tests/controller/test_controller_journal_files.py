@@ -15,15 +15,37 @@ import pytest
 
 from controller.cli import main
 from controller.journal import Journal, JournalBusy, JournalError, JournalUnreadable, verify
-from controller.journal import store
+from controller.journal import INPUT, archiving, store
+from controller.journal.lock import ARCHIVE, WriterLock
+from controller.journal.paths import JOURNAL_FILE
 
-#: A table that dies by SIGKILL (a power cut, the watchdog) after committing rows: they are in the -wal.
+#: A table that dies by SIGKILL (a power cut, the watchdog) after committing rows.
 CRASH = """
 import os, signal, sys
 from controller.journal import Journal
 journal = Journal.open(sys.argv[1])
 for n in range(int(sys.argv[2])):
     journal.append({"event": "lock", "n": n})
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+#: The same, as an earlier version wrote its journal: in WAL mode, whose committed rows wait in the
+#: -wal until a checkpoint, with no mark of the last row.
+LEGACY_CRASH = """
+import os, signal, sqlite3, sys
+from pathlib import Path
+from controller.journal import GENESIS, Journal, entry_hash
+from controller.journal.chain import canonical_json
+Journal.open(sys.argv[1]).close()  # the schema
+db = sqlite3.connect(Path(sys.argv[1]) / "journal.sqlite3", isolation_level=None)
+db.execute("PRAGMA journal_mode=WAL")
+db.execute("PRAGMA synchronous=FULL")
+prev = GENESIS
+for seq in range(1, int(sys.argv[2]) + 1):
+    text, ts = canonical_json({"event": "lock", "n": seq - 1}), "2026-11-01T10:00:00.000+00:00"
+    digest = entry_hash(prev, seq, ts, "input", text)
+    db.execute("INSERT INTO journal VALUES (?, ?, ?, ?, ?, ?)", (seq, ts, "input", text, prev, digest))
+    prev = digest
 os.kill(os.getpid(), signal.SIGKILL)
 """
 
@@ -39,8 +61,32 @@ sys.stdin.read()
 ARCHIVE_NAME = re.compile(r"journal-\d{4}-\d\d-\d\dT\d{6}Z-(\d+)\.sqlite3")
 
 
+#: A table killed in the middle of a commit, its pages already going to the file (a small cache):
+#: the -journal beside it holds what the commit overwrote, to be undone at the next open.
+CUT_COMMIT = """
+import os, signal, sys
+from controller.journal import Journal
+journal = Journal.open(sys.argv[1])
+for n in range(3):
+    journal.append({"event": "lock", "n": n})
+journal._db.execute("PRAGMA cache_size = 1")
+rows, clock = [0], journal._clock
+def clock_then_die():
+    rows[0] += 1
+    if rows[0] == 3000:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return clock()
+journal._clock = clock_then_die
+journal.append_many([{"event": "void", "pad": "x" * 200}] * 4000)
+"""
+
+
 def _crash(state_dir: Path, rows: int) -> None:
     subprocess.run([sys.executable, "-c", CRASH, str(state_dir), str(rows)], timeout=30)
+
+
+def _legacy_crash(state_dir: Path, rows: int) -> None:
+    subprocess.run([sys.executable, "-c", LEGACY_CRASH, str(state_dir), str(rows)], timeout=30)
     assert (state_dir / "journal.sqlite3-wal").stat().st_size > 0  # the rows wait in the log
 
 
@@ -78,7 +124,7 @@ def test_a_second_writer_is_refused_naming_the_first_and_readers_still_read(tmp_
 
 
 def test_a_table_is_refused_while_its_journal_is_being_archived(tmp_path):
-    lock = store.WriterLock(tmp_path / store.JOURNAL_FILE, store.ARCHIVE)
+    lock = WriterLock(tmp_path / JOURNAL_FILE, ARCHIVE)
     try:
         with pytest.raises(JournalBusy, match=f"the journal in {tmp_path} is being archived \\(pid {os.getpid()}\\)"):
             Journal.open(tmp_path)
@@ -128,19 +174,55 @@ def test_after_a_clean_stop_the_file_alone_holds_every_row_even_with_a_reader_op
         assert len(reader) == 4
 
 
-def test_a_restart_folds_the_rows_a_crash_left_in_the_log_into_the_file(tmp_path):
-    _crash(tmp_path, 25)
+def test_after_a_crash_the_file_alone_holds_every_committed_row(tmp_path, capsys):
+    """A rollback journal: deleting the files beside journal.sqlite3 after a SIGKILL, or copying the
+    file alone, loses no committed row (with WAL the last rows were in the -wal, and were lost)."""
+    _crash(tmp_path / "state", 40)
+    assert not (tmp_path / "state" / "journal.sqlite3-wal").exists()
+    assert _rows_in_the_file_alone(tmp_path / "state" / "journal.sqlite3") == 40
+    (tmp_path / "copy").mkdir()
+    shutil.copyfile(tmp_path / "state" / "journal.sqlite3", tmp_path / "copy" / "journal.sqlite3")
+    for name in ("journal.sqlite3-journal", "journal.sqlite3-wal", "journal.sqlite3-shm"):
+        (tmp_path / "state" / name).unlink(missing_ok=True)
+    for where in ("state", "copy"):
+        assert main(["journal", "--state-dir", str(tmp_path / where), "verify"]) == 0
+        assert json.loads(capsys.readouterr().out)["rows"] == 40
+
+
+def test_a_reader_after_a_commit_cut_short_undoes_it_and_reads_the_committed_rows(tmp_path, capsys):
+    """A read-only connection may not undo a commit a stop cut short, and so read nothing at all
+    until the table started again; a reader that may write there undoes it, as the start would."""
+    subprocess.run([sys.executable, "-c", CUT_COMMIT, str(tmp_path)], timeout=60)
+    assert (tmp_path / "journal.sqlite3-journal").stat().st_size > 0
+    assert main(["journal", "--state-dir", str(tmp_path), "verify"]) == 0
+    assert json.loads(capsys.readouterr().out)["rows"] == 3
+    with Journal.open(tmp_path) as journal:
+        journal.append({"event": "void"})
+        assert verify(journal).ok and len(journal) == 4
+
+
+def test_a_commit_cut_short_where_this_user_may_not_write_is_named(tmp_path, monkeypatch, capsys):
+    subprocess.run([sys.executable, "-c", CUT_COMMIT, str(tmp_path)], timeout=60)
+    _folder_not_writable(monkeypatch, tmp_path)
+    assert main(["journal", "--state-dir", str(tmp_path), "verify"]) == 2
+    assert "a commit cut short by a stop waits in journal.sqlite3-journal" in capsys.readouterr().err
+
+
+def test_the_first_start_folds_a_log_an_earlier_version_left_and_leaves_wal_mode(tmp_path):
+    _legacy_crash(tmp_path, 25)
     assert _rows_in_the_file_alone(tmp_path / "journal.sqlite3") == 0
     with Journal.open(tmp_path) as journal:
         assert _rows_in_the_file_alone(tmp_path / "journal.sqlite3") == 25
-        assert (tmp_path / "journal.sqlite3-wal").stat().st_size == 0
+        assert not (tmp_path / "journal.sqlite3-wal").exists()
         assert verify(journal).ok
+        journal.append({"event": "void"})
+    assert _rows_in_the_file_alone(tmp_path / "journal.sqlite3") == 26
 
 
 def test_a_log_whose_file_was_moved_away_is_not_discarded_by_a_new_journal(tmp_path, capsys):
-    """`mv journal.sqlite3` after a crash leaves the rows in the -wal; a new journal created beside it
-    would make SQLite drop them."""
-    _crash(tmp_path, 5)
+    """`mv journal.sqlite3` of an earlier version's journal after a crash leaves the rows in the -wal; a
+    new journal created beside it would make SQLite drop them."""
+    _legacy_crash(tmp_path, 5)
     (tmp_path / "journal.sqlite3").rename(tmp_path / "moved.sqlite3")
     size = (tmp_path / "journal.sqlite3-wal").stat().st_size
     with pytest.raises(JournalError, match="journal.sqlite3-wal beside it holds rows of one whose file was moved"):
@@ -157,10 +239,11 @@ def test_a_log_whose_file_was_moved_away_is_not_discarded_by_a_new_journal(tmp_p
 # --- journal archive ------------------------------------------------------------------------------------------
 
 
-def test_archive_after_a_crash_keeps_every_row(tmp_path, capsys):
+@pytest.mark.parametrize("crash", [_crash, _legacy_crash], ids=["rollback-journal", "earlier-wal-journal"])
+def test_archive_after_a_crash_keeps_every_row(tmp_path, capsys, crash):
     """Archiving after a crash keeps every row in one file, and the next start begins a new journal."""
     state, shelf = tmp_path / "state", tmp_path / "archive"
-    _crash(state, 30)
+    crash(state, 30)
     assert main(["journal", "--state-dir", str(state), "verify"]) == 0
     before = json.loads(capsys.readouterr().out)
 
@@ -169,7 +252,7 @@ def test_archive_after_a_crash_keeps_every_row(tmp_path, capsys):
     path = Path(done.pop("archived"))
     assert done == before and before["rows"] == 30
     assert path.parent == shelf and ARCHIVE_NAME.fullmatch(path.name).group(1) == "30"
-    assert _files(state) == {"journal.lock"}  # journal.sqlite3, -wal and -shm are gone
+    assert _files(state) == {"journal.lock"}  # journal.sqlite3, its mark and SQLite's files are gone
 
     assert _rows_in_the_file_alone(path) == 30  # self-contained: no log beside it
     assert main(["journal", "--file", str(path), "verify"]) == 0
@@ -204,7 +287,7 @@ def test_archive_refuses_without_a_journal_or_given_a_file(tmp_path, capsys):
 def test_archive_never_overwrites_an_archive(tmp_path, capsys):
     with Journal.open(tmp_path / "state") as journal:
         first = journal.append({"event": "lock"})
-    name = f"journal-{store._stamp(first.ts)}-1.sqlite3"
+    name = f"journal-{archiving._stamp(first.ts)}-1.sqlite3"
     (tmp_path / "a").mkdir()
     (tmp_path / "a" / name).write_text("an earlier archive")
     assert main(["journal", "--state-dir", str(tmp_path / "state"), "archive", "--to", str(tmp_path / "a")]) == 2
@@ -216,7 +299,7 @@ def test_archive_never_overwrites_an_archive(tmp_path, capsys):
 
 
 def test_archive_keeps_the_journal_when_the_copy_does_not_verify(tmp_path, capsys, monkeypatch):
-    real_copy = store._copy
+    real_copy = archiving._copy
 
     def copy_that_differs(original: Journal, target: Path) -> None:
         real_copy(original, target)
@@ -224,7 +307,7 @@ def test_archive_keeps_the_journal_when_the_copy_does_not_verify(tmp_path, capsy
         db.executescript("DROP TRIGGER journal_no_update; UPDATE journal SET event = '{}' WHERE seq = 2;")
         db.close()
 
-    monkeypatch.setattr(store, "_copy", copy_that_differs)
+    monkeypatch.setattr(archiving, "_copy", copy_that_differs)
     _crash(tmp_path / "state", 4)
     assert main(["journal", "--state-dir", str(tmp_path / "state"), "archive", "--to", str(tmp_path / "a")]) == 2
     assert "does not hold the rows of" in capsys.readouterr().err
@@ -275,8 +358,8 @@ def test_a_journal_in_a_folder_this_user_cannot_write_is_read_as_it_is(tmp_path,
 
 
 def test_a_journal_that_cannot_be_read_here_is_an_error_not_a_broken_chain(tmp_path, monkeypatch, capsys):
-    with Journal.open(tmp_path) as journal:
-        journal.append({"event": "lock"})
+    _legacy_crash(tmp_path, 1)  # a WAL journal: SQLite reads it only with its -shm
+    (tmp_path / "journal.sqlite3-shm").unlink()
     _shm_cannot_be_made(tmp_path)  # in a folder SQLite may write, for another reason
     with pytest.raises(JournalUnreadable, match="unable to open database file"):
         Journal.open(tmp_path, readonly=True)
@@ -295,7 +378,7 @@ def test_a_journal_that_cannot_be_read_here_is_an_error_not_a_broken_chain(tmp_p
 
 
 def test_rows_still_in_the_log_of_a_folder_this_user_cannot_write_are_named(tmp_path, monkeypatch, capsys):
-    _crash(tmp_path, 3)
+    _legacy_crash(tmp_path, 3)
     (tmp_path / "journal.sqlite3-shm").unlink()
     _shm_cannot_be_made(tmp_path)
     _folder_not_writable(monkeypatch, tmp_path)
@@ -358,15 +441,15 @@ def test_a_damaged_journal_is_archived_as_the_evidence_it_is(tmp_path, capfd):
 def test_an_archive_is_named_only_once_it_is_whole(tmp_path, capsys, monkeypatch):
     """A copy cut short by a power cut never bears an archive's name, so the next try takes it."""
     _crash(tmp_path / "state", 4)
-    real_copy = store._copy
+    real_copy = archiving._copy
 
     def cut_short(original: Journal, target: Path) -> None:
         real_copy(original, target)
         raise KeyboardInterrupt  # the power goes mid-archive
 
-    monkeypatch.setattr(store, "_copy", cut_short)
+    monkeypatch.setattr(archiving, "_copy", cut_short)
     with pytest.raises(KeyboardInterrupt):
-        store.archive(tmp_path / "state", tmp_path / "a")
+        archiving.archive(tmp_path / "state", tmp_path / "a")
     assert not any(name.endswith(".sqlite3") for name in _files(tmp_path / "a"))
     (tmp_path / "a" / ".journal-x.sqlite3.part").write_text("left by a power cut")  # not ours to block on
     monkeypatch.undo()
@@ -393,7 +476,7 @@ def test_a_lock_made_by_root_is_handed_to_the_state_folders_owner(tmp_path):
     state = tmp_path / "state"
     state.mkdir()
     os.chown(state, 4321, 4321)
-    lock = store.WriterLock(state / "journal.sqlite3", store.ARCHIVE)
+    lock = WriterLock(state / "journal.sqlite3", ARCHIVE)
     try:
         owner = (state / "journal.lock").stat()
         assert (owner.st_uid, owner.st_gid) == (4321, 4321)
@@ -401,20 +484,18 @@ def test_a_lock_made_by_root_is_handed_to_the_state_folders_owner(tmp_path):
         lock.release()
 
 
-def test_a_reader_in_the_middle_of_a_read_at_the_writers_close_is_logged(tmp_path, caplog):
+def test_a_reader_in_the_middle_of_a_long_read_does_not_keep_the_table_from_committing(tmp_path):
+    """With a rollback journal a read holds the file against commits while it lasts: readers read a
+    page at a time, so a long export beside the running table never makes a commit wait for it."""
     writer = Journal.open(tmp_path)
-    for n in range(50):
-        writer.append({"event": "lock", "n": n})
-    reader = Journal.open(tmp_path, readonly=True)
-    reading = reader.entries()
-    next(reading)  # a long export, part way
+    writer.append_many([{"event": "lock", "n": n} for n in range(3 * store.PAGE_ROWS)], INPUT)
     writer._db.execute("PRAGMA busy_timeout = 50")
+    with Journal.open(tmp_path, readonly=True) as reader:
+        reading = reader.entries()
+        next(reading)  # a long export, part way
+        writer.append({"event": "void"})  # a commit does not wait for the reader
+        assert sum(1 for _ in reading) == 3 * store.PAGE_ROWS  # and the reader reads on, up to the new row
     writer.close()
-    assert "a reader kept the last rows" in caplog.text
-    reading.close()
-    reader.close()
-    with Journal.open(tmp_path) as again:  # the next start folds them in
-        assert len(again) == 50
 
 
 def test_archive_refuses_while_bets_are_on_the_layout_unless_forced(tmp_path, capsys):
@@ -449,7 +530,7 @@ def test_an_archive_cut_short_is_finished_by_the_next_try(tmp_path, capsys, monk
 
     monkeypatch.setattr(Path, "unlink", keep_the_original)
     with pytest.raises(KeyboardInterrupt):
-        store.archive(tmp_path / "state", tmp_path / "a")
+        archiving.archive(tmp_path / "state", tmp_path / "a")
     monkeypatch.undo()
     named = [n for n in _files(tmp_path / "a") if n.startswith("journal-")]
     assert len(named) == 1 and (tmp_path / "state" / "journal.sqlite3").exists()
@@ -465,7 +546,7 @@ def test_an_archive_on_a_stick_without_links_is_named_by_a_rename(tmp_path, caps
     def no_links(src, dst):
         raise OSError(errno.EPERM, "Operation not permitted")
 
-    monkeypatch.setattr(store.os, "link", no_links)
+    monkeypatch.setattr(archiving.os, "link", no_links)
     _crash(tmp_path / "state", 3)
     assert main(["journal", "--state-dir", str(tmp_path / "state"), "archive", "--to", str(tmp_path / "a")]) == 0
     archived = Path(json.loads(capsys.readouterr().out)["archived"])

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import io
+import re
 import json
 import queue
 import socket
@@ -43,9 +44,35 @@ def test_demo_plays_every_game_end_to_end(tmp_path):
             read = roll.read or next(e.event for e in journal.entries() if e.event["event"] == "read")
             assert (tmp_path / game / "frames" / read["frame"]).exists()  # the still frame was kept
     assert text.count("display acknowledged") == 4 and "NOT acknowledged" not in text
-    assert "display acknowledged: refused" in text and " -no-" in text  # the wrong press, as the digits show it
+    assert "display acknowledged: refused" in text and "[-no-" in text  # the wrong press, as the digits show it
+    shown = next(line for line in text.splitlines() if "display acknowledged: settled" in line)
+    assert re.search(r"\| \[[^]]{8}\] \[[^]]{8}\] \[[^]]{8}\]$", shown), shown  # three rows, each apart
     assert "camera:" in text and "paid $" in text
     assert "refused confirm: nothing to confirm" in text
+
+
+def test_the_demo_on_a_full_disk_says_so_and_ends_without_a_traceback(tmp_path, monkeypatch, capsys):
+    """Frames failed to save (as they should), then the journal's refusal ended in a traceback."""
+    import controller.camera
+    from controller.cli import main
+    from controller.journal import JournalError, store
+
+    monkeypatch.setattr(controller.camera.cv2, "imwrite", lambda *args, **kwargs: False)  # no room for frames
+    append_many, commits = store.Journal.append_many, [0]
+
+    def disk_full(self, events, kind=store.EFFECT):
+        commits[0] += 1
+        if commits[0] > 12:  # part way through the first game, and every game after
+            raise JournalError(f"cannot write to the journal {self.path}: database or disk is full")
+        return append_many(self, events, kind)
+
+    monkeypatch.setattr(store.Journal, "append_many", disk_full)
+    assert main(["run", "--rolls", "2", "--state-dir", str(tmp_path)]) == 1
+    out, err = capsys.readouterr()
+    assert err.count("database or disk is full") == 3 and "Traceback" not in err
+    assert "dicetable run: craps: cannot write to the journal" in err and "this game stops here" in err
+    with Journal.open(tmp_path / "craps", readonly=True) as journal:
+        assert verify(journal).ok and len(journal) > 1
 
 
 @pytest.fixture
@@ -169,9 +196,9 @@ def test_service_runs_a_scripted_session_and_shows_it(tmp_path, monkeypatch):
             break
     notify.close()
     assert told[0].startswith("READY=1") and told[-1] == "STOPPING=1"
-    lines = out.getvalue().splitlines()
-    assert json.loads(lines[1])["dice"] == [6, 6] and json.loads(lines[2])["paid"] == 1000
-    assert json.loads(lines[3])["refused"] == "malformed"
+    lines = out.getvalue().splitlines()  # the effects, and only they
+    assert json.loads(lines[0])["dice"] == [6, 6] and json.loads(lines[1])["paid"] == 1000
+    assert json.loads(lines[2])["refused"] == "malformed" and len(lines) == 3
     with Journal.open(tmp_path / "state", readonly=True) as journal:
         assert verify(journal).ok and len(list(journal.entries())) == 1 + 5 + 3
 

@@ -334,7 +334,7 @@ def test_an_altered_journal_is_not_replayed(tmp_path):
     db.commit()
     db.close()
     with Journal.open(tmp_path) as journal:
-        with pytest.raises(JournalMismatch, match="broken at row 2"):
+        with pytest.raises(JournalMismatch, match="fails its check at row 2"):
             JournaledTable.open(journal, "craps", CONFIG)
 
 

@@ -61,7 +61,7 @@ def _fake_machine(uart: VirtualUart, chain: VirtualChain, loops: int) -> types.M
 
 def test_main_binds_the_pins_answers_and_draws(monkeypatch):
     uart, chain = VirtualUart(), VirtualChain(firmware_main.MODULES)
-    uart.feed(encode(4, messages.STATE, STATE.to_payload()))
+    uart.feed(encode(4, messages.STATE, messages.state_payload(1, 1, STATE)))
     machine = _fake_machine(uart, chain, loops=3)
     monkeypatch.setitem(sys.modules, "machine", machine)
     monkeypatch.setattr(time, "ticks_ms", lambda: int(time.monotonic() * 1000), raising=False)

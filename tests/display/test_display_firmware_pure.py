@@ -98,7 +98,7 @@ def test_state_payload_round_trips():
 def test_new_phases_are_added_at_the_end_and_round_trip():
     # The wire sends a phase's index: the codes of protocol 1 keep their meaning.
     assert messages.PHASES[:7] == ("open", "locked", "rolling", "confirm", "settled", "void", "closed")
-    assert messages.PROTOCOL_VERSION == 3
+    assert messages.PROTOCOL_VERSION == 4
     for phase, code in (("manual", 7), ("enter", 8), ("refused", 9), ("fault", 10)):
         state = DisplayState("craps", phase, (3, 4), 6, ((6, 5),), 9)
         assert state.to_payload()[1] == code
@@ -254,9 +254,18 @@ def _replies(data):
     return Decoder().feed(data)
 
 
+def _prefixed(picture, number, session=1):
+    """A STATE payload of ``session`` and state ``number`` around the picture bytes given."""
+    return bytes([session >> 8, session & 0xFF, number >> 8, number & 0xFF]) + picture
+
+
+def _state(state, number=1, session=1):
+    return messages.state_payload(session, number, state)
+
+
 def test_hello_is_answered_with_versions():
     device = Device()
-    [reply] = _replies(device.receive(encode(7, messages.HELLO, bytes([messages.PROTOCOL_VERSION])), 0))
+    [reply] = _replies(device.receive(encode(7, messages.HELLO, messages.hello_payload(1)), 0))
     assert reply.seq == 7 and reply.kind == messages.HELLO_REPLY
     assert messages.parse_hello_reply(reply.payload) == (messages.OK, None, messages.PROTOCOL_VERSION, FIRMWARE_VERSION)
     [reply] = _replies(device.receive(encode(8, messages.HELLO, b"\x63"), 1))
@@ -265,17 +274,17 @@ def test_hello_is_answered_with_versions():
 
 def test_a_state_with_an_unknown_phase_code_is_refused_and_the_picture_kept():
     device = Device()
-    device.receive(encode(1, messages.STATE, POINT_6.to_payload()), 0)
+    device.receive(encode(1, messages.STATE, _state(POINT_6)), 0)
     payload = bytearray(DisplayState("craps", "enter", (), 6, (), 6).to_payload())
     payload[1] = len(messages.PHASES)
-    [ack] = _replies(device.receive(encode(2, messages.STATE, bytes(payload)), 10))
+    [ack] = _replies(device.receive(encode(2, messages.STATE, _prefixed(bytes(payload), 2)), 10))
     assert messages.parse_ack(ack.payload) == (messages.BAD_PAYLOAD, POINT_6.tag())
     assert device.current(20) == POINT_6 and device.rejected == 1
 
 
 def test_a_state_is_acknowledged_with_its_tag_and_shown():
     device = Device()
-    [ack] = _replies(device.receive(encode(3, messages.STATE, POINT_6.to_payload()), 10))
+    [ack] = _replies(device.receive(encode(3, messages.STATE, _state(POINT_6)), 10))
     assert (ack.seq, ack.kind) == (3, messages.ACK)
     assert messages.parse_ack(ack.payload) == (messages.OK, POINT_6.tag())
     assert device.current(20) == POINT_6
@@ -283,15 +292,69 @@ def test_a_state_is_acknowledged_with_its_tag_and_shown():
 
 def test_a_duplicated_state_is_harmless():
     device = Device()
-    wire = encode(3, messages.STATE, POINT_6.to_payload())
+    wire = encode(3, messages.STATE, _state(POINT_6))
     replies = _replies(device.receive(wire + wire, 10))
     assert [r.seq for r in replies] == [3, 3]
     assert device.current(10) == POINT_6
 
 
+def test_a_state_older_than_the_one_shown_is_refused_as_stale_and_the_newer_kept():
+    # A frame delayed on the line arrives after the one sent after it: the digits must not step back.
+    newer = DisplayState("craps", "settled", (6, 6), None, (), 6)
+    device = Device()
+    device.receive(encode(1, messages.HELLO, messages.hello_payload(9)), 0)
+    device.receive(encode(2, messages.STATE, _state(newer, 5, 9)), 10)
+    [ack] = _replies(device.receive(encode(1, messages.STATE, _state(POINT_6, 4, 9)), 20))
+    assert messages.parse_ack(ack.payload) == (messages.STALE, newer.tag())
+    assert device.current(30) == newer and device.stale == 1
+    [ack] = _replies(device.receive(encode(2, messages.STATE, _state(newer, 5, 9)), 40))  # a retransmit
+    assert messages.parse_ack(ack.payload)[0] == messages.OK
+    [ack] = _replies(device.receive(encode(3, messages.STATE, _state(POINT_6, 6, 9)), 50))
+    assert messages.parse_ack(ack.payload)[0] == messages.OK and device.current(60) == POINT_6
+
+
+def test_state_numbers_count_on_past_65535():
+    device = Device()
+    device.receive(encode(1, messages.STATE, _state(POINT_6, 65535)), 0)
+    later = DisplayState("craps", "open", (1, 2), None, (), 1)
+    [ack] = _replies(device.receive(encode(2, messages.STATE, _state(later, 0)), 10))
+    assert messages.parse_ack(ack.payload)[0] == messages.OK and device.current(10) == later
+    [ack] = _replies(device.receive(encode(1, messages.STATE, _state(POINT_6, 65535)), 20))
+    assert messages.parse_ack(ack.payload)[0] == messages.STALE and device.current(20) == later
+
+
+def test_a_new_session_starts_the_count_afresh_and_the_old_sessions_states_are_stale():
+    device = Device()
+    device.receive(encode(1, messages.HELLO, messages.hello_payload(7)), 0)
+    device.receive(encode(2, messages.STATE, _state(POINT_6, 900, 7)), 10)
+    device.receive(encode(1, messages.HELLO, messages.hello_payload(8)), 20)  # the host restarted
+    fresh = DisplayState("craps", "open", (), None, (), 0)
+    [ack] = _replies(device.receive(encode(2, messages.STATE, _state(fresh, 1, 8)), 30))
+    assert messages.parse_ack(ack.payload)[0] == messages.OK and device.current(30) == fresh
+    [ack] = _replies(device.receive(encode(3, messages.STATE, _state(POINT_6, 901, 7)), 40))
+    assert messages.parse_ack(ack.payload)[0] == messages.STALE and device.current(40) == fresh
+    device.receive(encode(4, messages.HELLO, messages.hello_payload(8)), 50)  # the same host again
+    [ack] = _replies(device.receive(encode(5, messages.STATE, _state(POINT_6, 0, 8)), 60))
+    assert messages.parse_ack(ack.payload)[0] == messages.STALE  # its count goes on: 0 is before 1
+
+
+def test_a_rebooted_display_follows_the_session_of_the_first_state_it_hears():
+    device = Device()
+    [ack] = _replies(device.receive(encode(1, messages.STATE, _state(POINT_6, 40, 3)), 0))
+    assert messages.parse_ack(ack.payload)[0] == messages.OK
+    [ack] = _replies(device.receive(encode(2, messages.STATE, _state(POINT_6, 39, 3)), 10))
+    assert messages.parse_ack(ack.payload)[0] == messages.STALE
+
+
+def test_a_hello_without_a_session_is_an_older_host():
+    device = Device()
+    [reply] = _replies(device.receive(encode(1, messages.HELLO, bytes([messages.PROTOCOL_VERSION])), 0))
+    assert messages.parse_hello_reply(reply.payload)[0] == messages.BAD_VERSION
+
+
 def test_a_bad_payload_is_refused_and_the_picture_kept():
     device = Device()
-    device.receive(encode(1, messages.STATE, POINT_6.to_payload()), 0)
+    device.receive(encode(1, messages.STATE, _state(POINT_6)), 0)
     [ack] = _replies(device.receive(encode(2, messages.STATE, b"\x00\x00"), 5))
     assert messages.parse_ack(ack.payload) == (messages.BAD_PAYLOAD, POINT_6.tag())
     [ack] = _replies(device.receive(encode(3, 0x55, b""), 6))
@@ -318,7 +381,7 @@ def test_noise_that_looks_like_a_frame_start_holds_frames_back_only_briefly():
 
 def test_silence_forgets_the_state_so_it_is_never_shown_stale():
     device = Device(link_timeout_ms=3000)
-    device.receive(encode(1, messages.STATE, POINT_6.to_payload()), 1000)
+    device.receive(encode(1, messages.STATE, _state(POINT_6)), 1000)
     device.receive(encode(2, messages.PING, b""), 3500)
     assert device.current(6400) == POINT_6  # heard 2.9 s ago: still current
     assert device.current(6600) is None  # 3.1 s of silence: no link
@@ -329,7 +392,7 @@ def test_silence_forgets_the_state_so_it_is_never_shown_stale():
 
 def test_line_noise_does_not_count_as_hearing_the_host():
     device = Device(link_timeout_ms=1000)
-    device.receive(encode(1, messages.STATE, POINT_6.to_payload()), 0)
+    device.receive(encode(1, messages.STATE, _state(POINT_6)), 0)
     device.receive(b"\x7e\x05garbage\x00\x01", 900)
     assert device.current(1100) is None
 
@@ -367,7 +430,7 @@ def test_the_app_shows_no_link_until_the_host_speaks():
 
 def test_the_app_answers_and_draws_the_state_on_the_digits():
     uart, chain, app = _app()
-    uart.feed(encode(9, messages.STATE, POINT_6.to_payload()))
+    uart.feed(encode(9, messages.STATE, _state(POINT_6)))
     app.poll(5)
     [ack] = _replies(uart.take_output())
     assert ack.seq == 9 and messages.parse_ack(ack.payload)[0] == messages.OK
@@ -379,7 +442,7 @@ def test_the_app_answers_and_draws_the_state_on_the_digits():
 
 def test_the_app_falls_back_to_no_link_after_the_timeout():
     uart, chain, app = _app(timeout_ms=2000)
-    uart.feed(encode(1, messages.STATE, POINT_6.to_payload()))
+    uart.feed(encode(1, messages.STATE, _state(POINT_6)))
     app.poll(0)
     app.poll(1999)
     assert chain.text()[0] == "3 4    7"

@@ -20,7 +20,7 @@ def test_handshake_then_the_display_shows_the_state(stand_in, make_link):
     assert stand_in.screen().rows == ("3 4    7", "L0CdP  6", "11.      ")
     health = link.health()
     assert health.connected and health.healthy and health.in_sync
-    assert health.firmware_version == "1.2.0"
+    assert health.firmware_version == "1.3.0"
     assert health.fault_count == 0 and health.last_error is None
 
 

@@ -44,7 +44,7 @@ def test_a_display_speaking_another_protocol_is_reported_and_never_sent_states(
     assert all(kind == messages.HELLO for port in factory.opened for kind in _kinds(port))
 
 
-@pytest.mark.parametrize("firmware, protocol", [((1, 0, 0), 1), ((1, 1, 0), 2)])
+@pytest.mark.parametrize("firmware, protocol", [((1, 0, 0), 1), ((1, 1, 0), 2), ((1, 2, 0), 3)])
 def test_a_display_on_an_older_protocol_asks_for_a_reflash(scripted_factory, fast_timing, eventually,
                                                            firmware, protocol):
     # An older firmware refuses the HELLO of the host's protocol (it would refuse the codes of the
@@ -52,7 +52,7 @@ def test_a_display_on_an_older_protocol_asks_for_a_reflash(scripted_factory, fas
     def old_firmware(data: bytes) -> bytes:
         out = b""
         for frame in Decoder().feed(data):
-            assert frame.kind == messages.HELLO and frame.payload == bytes([messages.PROTOCOL_VERSION])
+            assert frame.kind == messages.HELLO and frame.payload[:1] == bytes([messages.PROTOCOL_VERSION])
             payload = messages.ack_payload(messages.BAD_VERSION, None) + bytes([protocol, *firmware])
             out += encode(frame.seq, messages.HELLO_REPLY, payload)
         return out
@@ -62,7 +62,7 @@ def test_a_display_on_an_older_protocol_asks_for_a_reflash(scripted_factory, fas
         link.show(DisplayState("craps", "enter", (), 6, (), 7))
         health = eventually(lambda: link.health().faults.get("version") and link.health())
     version = ".".join(str(part) for part in firmware)
-    assert f"firmware {version} speaks protocol {protocol}, host speaks 3: reflash the display" in health.last_error
+    assert f"firmware {version} speaks protocol {protocol}, host speaks 4: reflash the display" in health.last_error
     assert not health.connected and not health.healthy
 
 
@@ -175,3 +175,55 @@ def test_a_reply_not_understood_is_counted_and_the_state_is_not_sent_again_at_on
     sent = sum(_kinds(port).count(messages.STATE) for port in factory.opened)
     assert 1 <= sent <= 0.5 / fast_timing.heartbeat_interval + 3  # paced by the heartbeat, not the line
     assert "not understood" in health.last_error and not health.in_sync
+
+
+def test_states_delayed_and_reordered_on_the_line_never_step_the_display_back(scripted_factory, fast_timing):
+    """With frames held back on the line and let through later, in any order, the display showed an
+    older result after a newer one (up to 245 ms at a time in a trial): it must never step back."""
+    import random
+
+    rng = random.Random(32)
+    device = Device()
+    held: list[bytes] = []
+    shown: list[DisplayState] = []
+
+    def delaying_line(data: bytes) -> bytes:
+        now = int(time.monotonic() * 1000)
+        out = b""
+        for frame in Decoder().feed(data):
+            wire = encode(frame.seq, frame.kind, frame.payload)
+            if frame.kind == messages.STATE and rng.random() < 0.4:
+                held.append(wire)  # delayed on the line
+            else:
+                out += device.receive(wire, now)
+            rng.shuffle(held)
+            while held and rng.random() < 0.5:
+                out += device.receive(held.pop(), now)  # an older frame arrives late
+            if device.current(now) is not None and (not shown or device.current(now) != shown[-1]):
+                shown.append(device.current(now))
+        return out
+
+    states = [DisplayState("craps", "settled", (1 + n % 6, 1 + n // 6 % 6), None, (), n) for n in range(40)]
+    factory = scripted_factory(delaying_line)
+    with DisplayLink("scripted", timing=fast_timing, serial_factory=factory) as link:
+        for state in states:
+            link.show(state)
+            time.sleep(rng.uniform(0.0, 0.02))
+        assert link.wait_acked(states[-1], 5.0) is not None
+    order = [state.roll_id for state in shown]
+    assert order == sorted(order) and order[-1] == 39
+    assert device.stale > 0  # the line did deliver late frames, and they were refused
+
+
+def test_a_display_another_host_spoke_to_is_greeted_again_and_shown_the_state(scripted_factory, fast_timing,
+                                                                              eventually):
+    device = _device_responder()
+    factory = scripted_factory(device)
+    with DisplayLink("scripted", timing=fast_timing, serial_factory=factory) as link:
+        link.show(ROLL)
+        assert link.wait_acked(ROLL, 5.0) is not None
+        device(encode(200, messages.HELLO, messages.hello_payload(link._session ^ 0xFFFF)))  # another host
+        newer = DisplayState("craps", "settled", (3, 4), None, (), 8)
+        link.show(newer)
+        assert link.wait_acked(newer, 5.0) is not None
+        assert link.health().faults.get("stale") == 1

@@ -13,6 +13,7 @@ from controller.floor.service import FloorService
 from controller.floor.store import FloorStore
 from controller.journal import Journal, entry_hash, export_lines
 from controller.journal.chain import canonical_json
+from controller.journal.mark import Mark, MarkWriter
 
 
 def wait_until(condition: Callable[[], bool], timeout: float = 20.0, what: str = "the condition") -> None:
@@ -77,7 +78,8 @@ def floor_holds(db: Path | str, state_dir: Path, table: str) -> Callable[[], boo
 
 def rewrite_row(state_dir: Path, seq: int, amount: int) -> None:
     """What whoever can write the file can do: change row ``seq``'s bet, hash it and every row after
-    it again, and put the triggers back, so that the journal verifies."""
+    it again, put the triggers back, and write the mark of the new last row, so that the journal
+    verifies."""
     db = sqlite3.connect(state_dir / "journal.sqlite3")
     sql = db.execute("SELECT sql FROM sqlite_master WHERE name = 'journal_no_update'").fetchone()[0]
     db.execute("DROP TRIGGER journal_no_update")
@@ -95,6 +97,9 @@ def rewrite_row(state_dir: Path, seq: int, amount: int) -> None:
     db.execute(sql)
     db.commit()
     db.close()
+    marker = MarkWriter(state_dir / "journal.sqlite3", None)
+    marker.write(Mark(rows[-1][0], prev))
+    marker.close()
 
 
 def cut_rows(state_dir: Path, keep: int) -> None:

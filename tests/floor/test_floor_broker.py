@@ -77,7 +77,8 @@ def test_a_table_may_publish_only_its_own_topics_and_a_wrong_password_is_refused
         intruder.loop_stop()
         victim.bets(2)
         wait_until(floor_holds(db, victim.state_dir, "craps-2"), what="craps-2's copy after the intrusion")
-        assert victim.publisher.progress().acked == 6  # the floor's word, not the intruder's 999
+        wait_until(lambda: victim.publisher.progress().acked == 6,  # the floor's word, not the intruder's 999
+                   what="the floor's acknowledgement of craps-2's rows")
         assert [(a.table, a.seq) for a in floor_alerts(db)] == [("craps-1", 1)]
         refused = _client(broker, "craps-1", "wrong")
         assert refused.result["reason"].is_failure  # type: ignore[attr-defined]

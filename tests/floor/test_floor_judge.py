@@ -34,6 +34,7 @@ def test_a_row_as_journal_export_prints_it_is_parsed_whole():
     (lambda line: json.dumps(json.loads(line), sort_keys=True), "spelt"),
     (lambda line: line.replace('"amount":100', '"amount":900'), "does not hash right"),
     (lambda line: line.replace('"seq":1', '"seq":true'), "wrong kind"),
+    (lambda line: line.replace('"amount":100', '"amount":NaN'), "not finite"),  # no journal row holds one
 ])
 def test_what_is_not_a_journal_row_is_refused_with_the_reason(mangle, words):
     with pytest.raises(RowError, match=words):

@@ -79,6 +79,59 @@ def test_a_user_sees_every_table_the_alerts_the_tables_offline_and_a_tables_hist
     store.close()
 
 
+def test_the_page_answers_only_to_its_address_and_the_names_it_is_given(tmp_path, users):
+    from controller.web.users import UsersFile
+
+    _floor(tmp_path).close()
+    app, _, store = build_app(tmp_path / "floor.sqlite3", UsersFile(users), hosts=("floor.casino.lan",))
+    with TestClient(app, base_url="http://evil.example:8090", client=("127.0.0.1", 40000)) as client:
+        answer = client.get("/")
+        assert answer.status_code == 421 and "dicetable floor --hosts" in answer.json()["reason"]
+        assert _login(client).status_code == 421
+    for base in ("http://localhost:8090", "https://floor.casino.lan"):
+        with TestClient(app, base_url=base, client=("127.0.0.1", 40000)) as client:
+            assert client.get("/").status_code == 200 and _login(client).status_code == 200
+    store.close()
+    with pytest.raises(PageError, match="--hosts: 'floor:8090' is not a host name"):
+        start_page(tmp_path / "floor.sqlite3", "127.0.0.1:0", users=str(users), hosts=("floor:8090",))
+
+
+def test_the_login_limit_believes_x_forwarded_for_from_the_proxies_named_only(tmp_path, users):
+    from controller.web.access import parse_networks
+    from controller.web.users import UsersFile
+
+    _floor(tmp_path).close()
+    for proxies, blocked in (((), True), (parse_networks(["127.0.0.1"]), False)):
+        app, _, store = build_app(tmp_path / "floor.sqlite3", UsersFile(users), proxies=proxies)
+        with TestClient(app, base_url="http://127.0.0.1", client=("127.0.0.1", 40000)) as client:
+            for attempt in range(5):
+                answer = client.post("/api/login", json={"user": f"u{attempt}", "password": "guess"},
+                                     headers={"X-Forwarded-For": "203.0.113.7"})
+                assert answer.status_code == 401
+            answer = client.post("/api/login", json={"user": "pat", "password": "watch-the-floor"},
+                                 headers={"X-Forwarded-For": "203.0.113.8"})
+            assert answer.status_code == (429 if blocked else 200)
+        store.close()
+
+
+def test_a_wrong_method_or_path_is_answered_in_json_after_the_login_check(tmp_path, users):
+    from controller.web.users import UsersFile
+
+    _floor(tmp_path).close()
+    app, _, store = build_app(tmp_path / "floor.sqlite3", UsersFile(users))
+    with TestClient(app, base_url="http://127.0.0.1", client=("127.0.0.1", 40000)) as client:
+        assert client.get("/api/nope").status_code == 404
+        assert client.get("/api/nope").json() == {"reason": "no such path: /api/nope"}
+        answer = client.post("/api/floor")
+        assert answer.status_code == 401 and answer.json() == {"reason": "log in first"}
+        answer = client.post("/")
+        assert answer.status_code == 405 and "does not take POST" in answer.json()["reason"]
+        assert _login(client).status_code == 200
+        answer = client.post("/api/floor")
+        assert answer.status_code == 405 and answer.json() == {"reason": "/api/floor does not take POST (it takes GET, HEAD)"}
+    store.close()
+
+
 def test_a_table_quiet_too_long_while_online_is_shown_silent(tmp_path):
     from datetime import datetime, timedelta, timezone
 
@@ -132,5 +185,41 @@ def test_the_page_served_pushes_an_alert_to_a_browser(tmp_path, users):
                 page.alert(alert)
                 assert next(line for line in lines if line.startswith("event:")) == "event: alert"
                 assert json.loads(next(lines).removeprefix("data: "))["seq"] == 7
+    finally:
+        page.stop()
+
+
+def test_an_event_stream_ends_when_its_user_logs_out(tmp_path, users):
+    """What a logged-out user's open page would go on seeing stops at the next message."""
+    import threading
+
+    import httpx
+
+    _floor(tmp_path).close()
+    page = start_page(tmp_path / "floor.sqlite3", "127.0.0.1:0", users=str(users))
+    assert page is not None
+    try:
+        with httpx.Client(base_url=page.url.rstrip("/"), timeout=10) as client:
+            token = client.post("/api/login", json={"user": "pat", "password": "watch-the-floor"}).json()["csrf"]
+            received: list[str] = []
+            first, ended = threading.Event(), threading.Event()
+
+            def watch() -> None:
+                with httpx.stream("GET", page.url + "api/events", cookies=client.cookies, timeout=20) as answer:
+                    for line in answer.iter_lines():
+                        if line.startswith("event: "):
+                            received.append(line)
+                            first.set()
+                ended.set()
+
+            threading.Thread(target=watch, daemon=True).start()
+            assert first.wait(10)
+            assert client.post("/api/logout", headers={"X-CSRF-Token": token}).status_code == 200
+            with FloorStore(tmp_path / "floor.sqlite3") as store:
+                store.begin()
+                alert = store.raise_alert("craps-1", None, 7, "rewritten", "row 7 differs")
+                store.commit()
+            page.alert(alert)
+            assert ended.wait(10) and received == ["event: floor"]
     finally:
         page.stop()

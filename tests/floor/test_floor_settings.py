@@ -5,7 +5,7 @@ import pytest
 
 from controller.config import ConfigError, load
 from controller.floor.broker import BrokerError, parse_broker
-from controller.floor.topics import Ack, PayloadError, parse_table_topic, row_topic, table_id_problem
+from controller.floor.topics import Ack, PayloadError, parse_status, parse_table_topic, row_topic, table_id_problem
 
 
 def _load(tmp_path, text):
@@ -67,3 +67,14 @@ def test_topics_and_acknowledgements_round_trip():
         with pytest.raises(PayloadError):
             Ack.parse(bad)
     assert table_id_problem("demo-craps") is None and table_id_problem("-x") is not None
+
+
+@pytest.mark.parametrize("payload", [b"[" * 100_000, b'{"a":' * 50_000 + b"1" + b"}" * 50_000,
+                                     b'{"seq": NaN, "head": "x"}', b'{"rolls": Infinity}', b'{"seq": 1e999}'])
+def test_a_status_or_acknowledgement_too_deep_or_not_finite_is_refused_not_raised(payload):
+    """What one table may publish on its own status topic must not stop the floor's store (a
+    RecursionError is no ValueError), nor put into it a number JSON cannot write back out."""
+    with pytest.raises(PayloadError):
+        parse_status(payload)
+    with pytest.raises(PayloadError):
+        Ack.parse(payload)

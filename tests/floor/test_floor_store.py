@@ -146,6 +146,15 @@ def test_a_missing_database_is_a_reason_not_a_traceback(tmp_path, capsys):
     assert "no floor database" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("db", ["postgresql://floor@127.0.0.1:1/floor", "{tmp}/file/floor.sqlite3"])
+def test_the_floor_on_a_database_it_cannot_open_says_so_and_exits_2(tmp_path, capsys, db):
+    (tmp_path / "file").write_text("a file where the database's folder should be")
+    answer = main(["floor", "--db", db.format(tmp=tmp_path), "--broker", "mqtt://127.0.0.1:1",
+                   "--listen", "127.0.0.1:0", "--users", str(tmp_path / "users")])
+    err = capsys.readouterr().err
+    assert answer == 2 and "dicetable floor: cannot open the floor database" in err and "Traceback" not in err
+
+
 def test_journal_archive_refuses_rows_the_floor_has_not_acknowledged(tmp_path, capsys):
     from controller.floor.cursor import Cursor, write_cursor
 

@@ -21,9 +21,10 @@ class Clock:
         return self.now
 
 
-def make_app(users, *, clock=None, networks=()):
+def make_app(users, *, clock=None, networks=(), proxies=()):
     clock = clock or Clock()
-    auth = Auth(users, cookie="test_session", sessions=Sessions(clock=clock), limiter=LoginLimiter(clock=clock))
+    auth = Auth(users, cookie="test_session", sessions=Sessions(clock=clock), limiter=LoginLimiter(clock=clock),
+                proxies=parse_networks(proxies))
 
     async def change(request: Request) -> JSONResponse:
         session = auth.require(request, role="dealer", change=True)
@@ -156,17 +157,71 @@ def test_a_user_removed_from_the_file_or_given_another_role_is_logged_out(tmp_pa
         assert c.get("/look").status_code == 401
 
 
-def test_the_cookie_is_secure_behind_a_tls_proxy_on_loopback_only():
-    app, _ = make_app(USERS)
+def test_the_cookie_is_secure_behind_a_tls_proxy_named_trusted_only():
+    app, _ = make_app(USERS, proxies=["127.0.0.1"])
     with client(app) as c:
         answer = c.post("/api/login", json={"user": "dana", "password": "dana-pass"},
                         headers={"X-Forwarded-Proto": "https"})
         assert "secure" in answer.headers["set-cookie"].lower()
-    app, _ = make_app(USERS, networks=parse_networks(["10.0.0.0/8"]))
+    app, _ = make_app(USERS)
+    with client(app) as c:
+        answer = c.post("/api/login", json={"user": "dana", "password": "dana-pass"},
+                        headers={"X-Forwarded-Proto": "https"})
+        assert "secure" not in answer.headers["set-cookie"].lower()  # no proxy named: the peer says nothing
+    app, _ = make_app(USERS, networks=parse_networks(["10.0.0.0/8"]), proxies=["127.0.0.1"])
     with client(app, host="10.1.2.3") as c:
         answer = c.post("/api/login", json={"user": "dana", "password": "dana-pass"},
                         headers={"X-Forwarded-Proto": "https"})
-        assert "secure" not in answer.headers["set-cookie"].lower()  # a header from afar proves nothing
+        assert "secure" not in answer.headers["set-cookie"].lower()  # a header from another peer proves nothing
+
+
+def test_a_peer_not_named_a_proxy_cannot_escape_the_rate_limit_with_x_forwarded_for():
+    """A program on the machine (a loopback peer) that named a new address at every try would
+    otherwise never be limited."""
+    app, _ = make_app(USERS)
+    with client(app) as c:
+        for attempt in range(5):
+            answer = c.post("/api/login", json={"user": f"u{attempt}", "password": "guess"},
+                            headers={"X-Forwarded-For": f"203.0.113.{attempt}"})
+            assert answer.status_code == 401
+        answer = c.post("/api/login", json={"user": "pete", "password": "pete-pass"},
+                        headers={"X-Forwarded-For": "203.0.113.99"})
+        assert answer.status_code == 429  # the peer's own address is what counts
+
+
+def test_behind_a_trusted_proxy_each_client_it_names_is_limited_apart():
+    app, _ = make_app(USERS, proxies=["127.0.0.1"])
+    with client(app) as proxy:
+        for _ in range(5):
+            answer = proxy.post("/api/login", json={"user": "nobody", "password": "guess"},
+                                headers={"X-Forwarded-For": "203.0.113.7"})
+            assert answer.status_code == 401
+        blocked = proxy.post("/api/login", json={"user": "pete", "password": "pete-pass"},
+                             headers={"X-Forwarded-For": "203.0.113.7"})
+        assert blocked.status_code == 429
+        # An address the client wrote before the proxy's own does not hide it.
+        spoofed = proxy.post("/api/login", json={"user": "pete", "password": "pete-pass"},
+                             headers={"X-Forwarded-For": "198.51.100.1, 203.0.113.7"})
+        assert spoofed.status_code == 429
+        other = proxy.post("/api/login", json={"user": "pete", "password": "pete-pass"},
+                           headers={"X-Forwarded-For": "203.0.113.8"})
+        assert other.status_code == 200
+
+
+def test_the_client_behind_trusted_proxies_is_the_last_address_they_did_not_add():
+    from controller.web.access import client_address
+
+    proxies = parse_networks(["127.0.0.1", "10.0.0.0/8"])
+
+    def scope(peer, forwarded=None):
+        headers = [(b"x-forwarded-for", forwarded.encode())] if forwarded else []
+        return {"type": "http", "client": (peer, 1234), "headers": headers}
+
+    assert client_address(scope("127.0.0.1", "1.2.3.4, 203.0.113.7, 10.0.0.5"), proxies) == "203.0.113.7"
+    assert client_address(scope("127.0.0.1"), proxies) == "127.0.0.1"
+    assert client_address(scope("192.168.1.9", "203.0.113.7"), proxies) == "192.168.1.9"
+    assert client_address(scope("127.0.0.1", "203.0.113.7"), ()) == "127.0.0.1"
+    assert client_address(scope("::ffff:127.0.0.1", "203.0.113.7"), proxies) == "203.0.113.7"
 
 
 def test_peers_outside_loopback_and_the_networks_named_are_refused():

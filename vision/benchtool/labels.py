@@ -382,7 +382,7 @@ def _manifest_row(row: dict, folder: Path, where: str) -> LabelledImage:
         raise LabelError(f"{where}: more fields than the header has columns; quote values that hold commas "
                          "(x.jpg,\"2,2\") or write them with spaces (x.jpg,2 2)")
     name = (row["image"] or "").strip()
-    path = (folder / name).resolve()
+    path = _manifest_image(folder, name)
     if not name or not path.is_file():
         raise LabelError(f"{where}: image {name!r} is not there ({path})")
     values = (row["values"] or "").strip()
@@ -390,6 +390,16 @@ def _manifest_row(row: dict, folder: Path, where: str) -> LabelledImage:
         raise LabelError(f"{where}: values are empty; write [] for an image with no dice")
     flags = tuple(k for k in NOT_TO_SETTLE if _flag(row.get(k), k, where))
     return LabelledImage(path, parse_values(values, where), False, flags)
+
+
+def _manifest_image(folder: Path, name: str) -> Path:
+    """The image a manifest row names: ``folder/name``, or else, as exports write them either
+    way, ``folder/images/name`` for a bare name and ``folder/NAME`` for ``images/NAME``."""
+    path = (folder / name).resolve()
+    if path.is_file() or not name:
+        return path
+    other = folder / name.removeprefix("images/") if name.startswith("images/") else folder / "images" / name
+    return other.resolve() if other.is_file() else path
 
 
 def _flag(text: str | None, column: str, where: str) -> bool:

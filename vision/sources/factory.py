@@ -8,6 +8,8 @@ Strings (as typed on a command line or in TOML)::
     folder:PATH  or an existing directory      a folder of recorded images
     generated            generated:seed=3,game=hazard,size=320x240,realtime=1
 
+(``scenes`` and ``opencv:...`` are read too: the configuration's earlier spellings.)
+
 or a table, e.g. ``{"type": "folder", "path": "rec/", "loop": true}``; any
 other key of the table is passed to the source (``size``, ``fps``, ``seed``,
 ``game``, ``loop``, ``realtime``, ``settle_s``...). Live cameras
@@ -29,6 +31,8 @@ from vision.sources.opencv import OpenCVSource
 from vision.sources.retry import Backoff, RetryingSource
 
 KINDS = ("picamera2", "usb", "video", "folder", "generated")
+#: Also read, as the configuration's ``[camera] source`` once spelt sources: ``scenes[:...]`` is
+#: ``generated[:...]``, ``opencv[:N]`` a USB camera (a number or a ``/dev`` path), ``opencv:PATH`` a video.
 _VIDEO_SUFFIXES = {".mp4", ".avi", ".mkv", ".mov", ".h264", ".mjpeg", ".webm"}
 
 
@@ -45,6 +49,12 @@ def parse_spec(spec: str | Mapping[str, Any]) -> dict[str, Any]:
     if not text:
         raise ValueError("camera source: empty specification")
     kind, _, rest = text.partition(":")
+    if kind == "scenes":
+        kind = "generated"
+    elif kind == "opencv":
+        if rest.startswith("/dev/"):
+            return {"type": "usb", "target": rest}
+        kind = "usb" if not rest or rest.isdigit() else "video"
     if kind == "picamera2":
         return {"type": "picamera2", "camera_num": _camera_number(text, rest)}
     if kind == "usb":

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import csv
 import math
+import os
 import re
+import stat
 from pathlib import Path
 
 import cv2
@@ -20,12 +22,13 @@ import numpy as np
 from vision.sources.base import (
     BrokenFrame, EndOfStream, Frame, FrameSource, HealthState, Pacer, SourceUnavailable, check_image, shrunk,
 )
+from vision.sources.imagesize import MAX_FILE_BYTES, MAX_PIXELS, measure, too_large
 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
 INDEX_FILE = "frames.csv"
 
 
-def _natural_key(name: str) -> list:
+def natural_key(name: str) -> list:
     return [int(part) if part.isdigit() else part.lower() for part in re.split(r"(\d+)", name)]
 
 
@@ -47,7 +50,7 @@ def list_recording(folder: Path, fps: float) -> list[tuple[Path, float]]:
                     when = _timestamp(stamp, index, rows.line_num) if stamp not in (None, "") else len(entries) / fps
                     entries.append((folder / row["file"], when))
         return entries
-    files = sorted((p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES), key=lambda p: _natural_key(p.name))
+    files = sorted((p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES), key=lambda p: natural_key(p.name))
     return [(p, i / fps) for i, p in enumerate(files)]
 
 
@@ -66,14 +69,14 @@ def decode_image_file(path: Path | str) -> tuple[np.ndarray | None, str | None]:
     """``(BGR image, None)``, or ``(None, why not)``: never raises.
 
     One decoder for every command that reads image files (``read``, ``bench``, a recorded
-    folder), so a file is refused with the same reason wherever it is given. ``np.fromfile``
-    and ``imdecode`` rather than ``imread``: they take any path the system does."""
-    try:
-        data = np.fromfile(str(path), np.uint8)
-    except OSError as exc:
-        return None, f"cannot open the file: {exc.strerror or exc}"
-    if data.size == 0:
-        return None, "empty file"
+    folder), so a file is refused with the same reason wherever it is given. Only a regular
+    file is read (a FIFO would be waited on for ever), and only once its header says it has at
+    most :data:`~vision.sources.imagesize.MAX_PIXELS` pixels (:mod:`vision.sources.imagesize`):
+    the memory a file costs is bounded before it is decoded. ``imdecode`` of the bytes rather
+    than ``imread``: it takes any path the system does."""
+    data, problem = _image_bytes(path)
+    if data is None:
+        return None, problem
     try:
         image = cv2.imdecode(data, cv2.IMREAD_COLOR)
     except cv2.error:
@@ -81,6 +84,33 @@ def decode_image_file(path: Path | str) -> tuple[np.ndarray | None, str | None]:
     if image is None:
         return None, "not a readable image"
     return image, None
+
+
+def _image_bytes(path: Path | str) -> tuple[np.ndarray | None, str | None]:
+    """The bytes of the image file at ``path``, or None and why it is not read."""
+    try:  # O_NONBLOCK: opening a FIFO must not wait for a writer; a regular file ignores it
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except (OSError, ValueError) as exc:
+        return None, f"cannot open the file: {getattr(exc, 'strerror', None) or exc}"
+    with open(fd, "rb") as stream:
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                return None, "not a regular file (a folder, a pipe or a device is no image)"
+            if info.st_size == 0:
+                return None, "empty file"
+            if info.st_size > MAX_FILE_BYTES:
+                return None, f"a file of {info.st_size} bytes, larger than any image of {MAX_PIXELS / 1e6:.0f} megapixels"
+            size = measure(stream)
+            if size is None:  # no header of FORMATS: what is not measured is not decoded
+                return None, "not a readable image"
+            refused = too_large(*size)
+            if refused:
+                return None, refused
+            stream.seek(0)
+            return np.frombuffer(stream.read(), np.uint8), None
+        except OSError as exc:
+            return None, f"cannot read the file: {exc.strerror or exc}"
 
 
 def read_image(path: Path) -> np.ndarray:

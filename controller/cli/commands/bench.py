@@ -11,7 +11,6 @@ figures were printed but the report could not be written.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from functools import partial
 from pathlib import Path
@@ -60,6 +59,7 @@ def frame_size_arg(text: str) -> tuple[int, int]:
 def run(args: argparse.Namespace) -> int:
     import cv2
 
+    from controller.jsonlines import json_line
     from vision.benchtool import machine, report
     from vision.benchtool.labels import LabelError, load_labelled
     from vision.benchtool.progress import Progress
@@ -121,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"dicetable bench: the report could not be written to {out}: {exc}", file=sys.stderr)
         page = None
     if args.json:
-        print(json.dumps({"folder": str(folder), "split": args.split, "count_given": not args.no_count,
+        print(json_line({"folder": str(folder), "split": args.split, "count_given": not args.no_count,
                           "report": str(page) if page else None, "classes": list(found.classes_from),
                           "unlabelled_images": len(found.unlabelled), "orphan_labels": len(found.orphans),
                           **summary}))

@@ -160,7 +160,7 @@ def _table_camera(path: str) -> tuple[dict[str, Any], str]:
     except ConfigError as exc:
         raise ValueError(str(exc)) from None
     camera = config.camera
-    if camera["source"] in ("scenes", "none"):
+    if camera["source"] in ("generated", "none"):
         raise ValueError(f"{path}: camera.source is {camera['source']!r}: no camera to calibrate")
     if not live_camera(camera):
         raise ValueError(f"{path}: the camera is a recording ({camera['path']}): calibrate from its frames "

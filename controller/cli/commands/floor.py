@@ -35,6 +35,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--key", metavar="FILE", help="the page's TLS private key (PEM)")
     parser.add_argument("--networks", metavar="CIDR", nargs="+", default=[],
                         help="networks besides loopback whose browsers may open the page, e.g. 192.168.1.0/24")
+    parser.add_argument("--hosts", metavar="NAME", nargs="+", default=[],
+                        help="host names browsers reach the page by, besides the address it listens on (a reverse "
+                             "proxy's or a DNS name, e.g. floor.casino.lan); a request naming another host is refused")
+    parser.add_argument("--trusted-proxies", metavar="CIDR", nargs="+", default=[],
+                        help="reverse proxies believed about the browser behind them (X-Forwarded-For, "
+                             "X-Forwarded-Proto), e.g. 127.0.0.1; by default none: every peer is its own client")
+    parser.add_argument("--client-id", metavar="ID",
+                        help="the floor's MQTT client id (default: dicetable-floor-HOST-DIGEST, from this machine's "
+                             "name and the database): two floors on one broker need two ids")
     parser.add_argument("-v", "--verbose", action="store_true", help="log every connection and resend")
     actions = parser.add_subparsers(dest="action", metavar="ACTION")
     export = actions.add_parser("export", help="a table's rows of its current journal, as `journal export` prints them")
@@ -133,7 +142,8 @@ def _serve(args: argparse.Namespace) -> int:
 
         try:
             page = start_page(args.db, args.listen, users=args.users, certificate=args.certificate, key=args.key,
-                              networks=tuple(args.networks))
+                              networks=tuple(args.networks), hosts=tuple(args.hosts),
+                              trusted_proxies=tuple(args.trusted_proxies))
         except PageError as exc:
             print(f"dicetable floor: {exc}", file=sys.stderr)
             return 2
@@ -141,7 +151,8 @@ def _serve(args: argparse.Namespace) -> int:
     for number in (signal.SIGTERM, signal.SIGINT):
         signal.signal(number, lambda *_: stop.set())
     try:
-        service = FloorService(args.db, broker, on_alert=page.alert if page is not None else None).start()
+        service = FloorService(args.db, broker, client_id=args.client_id,
+                               on_alert=page.alert if page is not None else None).start()
     except FloorStoreError as exc:
         print(f"dicetable floor: {exc}", file=sys.stderr)
         if page is not None:
@@ -150,8 +161,8 @@ def _serve(args: argparse.Namespace) -> int:
     from controller.floor.backends import describe
 
     # One JSON line once it runs (standard output carries JSON only): the database, the broker, the page.
-    print(json.dumps({"floor": describe(args.db), "broker": broker.url, "page": page.url if page is not None else None}),
-          flush=True)
+    print(json.dumps({"floor": describe(args.db), "broker": broker.url, "page": page.url if page is not None else None,
+                      "client_id": service.client_id}), flush=True)
     try:
         while not stop.wait(0.5):
             if not service.alive:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -34,12 +33,25 @@ NAME = "journal"
 HELP = "audit the table's journal: verify the hash chain, export it, recall the last rolls, archive it"
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
+#: The journal commands' location options: before the action or after it (``journal verify --config F``).
+LOCATION = ("config", "state_dir", "file")
+
+
+def _location(parser: argparse.ArgumentParser, default: object) -> None:
+    """The options that say which journal to read, on ``parser`` (``default``: None on ``journal``
+    itself, ``SUPPRESS`` on each action, so that one given after the action is taken and one not
+    given there leaves what was given before it)."""
     where = parser.add_mutually_exclusive_group()
-    where.add_argument("--config", metavar="FILE", help="the table's configuration (its table.state_dir)")
-    where.add_argument("--state-dir", metavar="DIR", help="the state directory holding journal.sqlite3 (default ./var)")
-    where.add_argument("--file", metavar="FILE",
+    where.add_argument("--config", metavar="FILE", default=default,
+                       help="the table's configuration (its table.state_dir)")
+    where.add_argument("--state-dir", metavar="DIR", default=default,
+                       help="the state directory holding journal.sqlite3 (default ./var)")
+    where.add_argument("--file", metavar="FILE", default=default,
                        help="a journal file itself, such as an archive made by `journal archive` (not with archive)")
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    _location(parser, None)
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     check = actions.add_parser("verify", help="check the hash chain; exit 1 and name the row if it is broken, "
                                               "2 if the file cannot be read")
@@ -72,16 +84,26 @@ def configure(parser: argparse.ArgumentParser) -> None:
     archive.add_argument("--force", action="store_true",
                          help="archive even with bets on the layout or a roll under way, or rows the floor has not "
                               "acknowledged (they stay in the archive, not on the new table or the floor)")
+    for action in actions.choices.values():  # the location may follow the action too
+        _location(action, argparse.SUPPRESS)
 
 
 def _state_dir(args: argparse.Namespace):
     """The state directory to read: with ``--config``, only the file's ``table.state_dir`` is read,
     so a mistake elsewhere in it (the file being mended) does not hide the journal."""
-    from controller.config import load_state_dir
+    from controller.config import ConfigError, load_state_dir, unusable_path
 
+    given = [f"--{name.replace('_', '-')}" for name in LOCATION if getattr(args, name)]
+    if len(given) > 1:
+        raise ConfigError(given[0], [(given[1], "give only one of --config, --state-dir and --file")])
     if args.file:
         return Path(args.file).parent
+    if not args.config and not args.state_dir:
+        return Path("var")  # the default of --state-dir, where `dicetable run` keeps its journals
     if args.state_dir:
+        problem = unusable_path(Path(args.state_dir))
+        if problem:
+            raise ConfigError("--state-dir", [(args.state_dir, problem)])
         return args.state_dir
     return load_state_dir(args.config)
 
@@ -92,6 +114,7 @@ def _archive(args: argparse.Namespace) -> int:
     with the reason, the journal left as it was."""
     from controller.config import ConfigError
     from controller.journal import JournalError, archive
+    from controller.jsonlines import json_line
 
     if args.file:
         print("dicetable journal archive: give the table's --state-dir or --config, not --file", file=sys.stderr)
@@ -112,7 +135,7 @@ def _archive(args: argparse.Namespace) -> int:
     except (ConfigError, JournalError) as exc:
         print(f"dicetable journal archive: {exc}", file=sys.stderr)
         return 2
-    print(json.dumps(done.to_json()))
+    print(json_line(done.to_json()))
     if not done.report.ok:
         print(f"dicetable journal archive: archived as it is, but its chain is broken at row {done.report.broken_seq} "
               f"({done.report.reason}): keep {done.path} as the evidence", file=sys.stderr)
@@ -136,25 +159,22 @@ def _unfinished_business(state_dir) -> str | None:
     layout is clear, or when the journal cannot be replayed (a damaged one is archived as evidence)."""
     from controller import rules
     from controller.journal import Journal
+    from controller.rules.money import dollars
     from controller.table import Phase
     from controller.table.journaled import replayed
 
     try:
         with Journal.open(state_dir, readonly=True) as journal:
-            entries = list(journal.entries())
-        header = entries[0].event if entries else None
-        state = replayed(entries) if isinstance(header, dict) and header.get("event") == "table" else None
+            state = replayed(journal)
     except Exception:  # noqa: BLE001 - damaged, foreign or made by hand: a journal that cannot be replayed
         return None    # must never keep itself from being archived; archive() says what it can of it
-    if state is None:
-        return None
     found = []
     if state.phase is not Phase.BETTING:
         found.append(f"a roll is under way ({state.phase.value})")
     on_layout = rules.open_bets(state.rules)
     if on_layout:
         found.append(f"{len(on_layout)} bet{'s' if len(on_layout) != 1 else ''} on the layout "
-                     f"(${rules.staked(state.rules) / 100:.2f})")
+                     f"({dollars(rules.staked(state.rules))})")
     return " and ".join(found) or None
 
 
@@ -162,9 +182,12 @@ def _suggest_demo_journals(state_dir) -> None:
     """The demo keeps one journal per game under the state directory: name them."""
     from pathlib import Path
 
-    from controller.journal.store import JOURNAL_FILE
+    from controller.journal.paths import JOURNAL_FILE
 
-    found = sorted(p.parent for p in Path(state_dir).glob(f"*/{JOURNAL_FILE}"))
+    try:
+        found = sorted(p.parent for p in Path(state_dir).glob(f"*/{JOURNAL_FILE}"))
+    except OSError:  # a folder that cannot be listed: nothing to suggest
+        return
     if found:
         print("  journals found below it: " + ", ".join(f"--state-dir {p}" for p in found), file=sys.stderr)
 
@@ -179,13 +202,24 @@ def _print_recall(records) -> None:
         else:
             seen = "no camera read"
         print(f"#{r.seq} {r.ts} {r.game or ''} dice {r.dice} by {r.source}; {seen}")
+        for fault in r.faults:
+            print(f"    NOT AS WRITTEN: {fault} (see `dicetable journal verify`)")
         for action in r.actions:
             print(f"    by {action['user']} (console): {_action_text(action)}")
         for s in r.settlements:
             number = f" {s['number']}" if s.get("number") is not None else ""
-            print(f"    seat {s.get('seat')} {s.get('bet')}{number} {s.get('amount')}c {s.get('result')} paid {s.get('paid')}c")
+            print(f"    seat {s.get('seat')} {s.get('bet')}{number} {_money(s.get('amount'))} {s.get('result')} "
+                  f"paid {_money(s.get('paid'))}")
         if not r.settlements:
             print("    (no settlements)")
+
+
+def _money(cents: object) -> str:
+    """A settlement's amount as the other commands write money; what a row holds that is not a
+    whole number of cents (an edited row) is shown as it is."""
+    from controller.rules.money import dollars
+
+    return dollars(cents) if isinstance(cents, int) and not isinstance(cents, bool) else repr(cents)
 
 
 def _action_text(action) -> str:
@@ -198,8 +232,8 @@ def _action_text(action) -> str:
             words.append(str(action["number"]))
         if action.get("on"):
             words.append(f"on {action['on']}")
-        if isinstance(action.get("amount"), int):
-            words.append(f"${action['amount'] / 100:,.2f}")
+        if isinstance(action.get("amount"), int) and not isinstance(action["amount"], bool):
+            words.append(_money(action["amount"]))
     elif name == "manual" and action.get("dice") is not None:
         words.append(str(action["dice"]))
     elif name == "next_shooter" and action.get("seat"):
@@ -256,7 +290,7 @@ def _frames(n: int) -> str:
 def run(args: argparse.Namespace) -> int:
     from controller.config import ConfigError
     from controller.journal import Journal, JournalError
-    from controller.journal.store import JOURNAL_FILE
+    from controller.journal.paths import JOURNAL_FILE
 
     if args.action == "archive":
         return _archive(args)
@@ -278,6 +312,8 @@ def run(args: argparse.Namespace) -> int:
 def _act(args: argparse.Namespace, journal: Journal, state_dir: Path) -> int:
     """The action asked for, on the open ``journal``."""
     from controller.journal import FRAME_LABEL_COLUMNS, export_lines, frame_labels, game_event_lines, recall, verify
+    from controller.journal.export import named_non_finite
+    from controller.jsonlines import json_line
 
     with journal:
         if args.action == "verify":
@@ -287,7 +323,7 @@ def _act(args: argparse.Namespace, journal: Journal, state_dir: Path) -> int:
             if args.head and report.ok:
                 out["kept_head_row"] = journal.row_of(args.head.strip().lower())  # as pasted from a note
                 lost_head = out["kept_head_row"] is None
-            print(json.dumps(out))
+            print(json_line(out))
             if not report.triggers:
                 print(f"dicetable journal: the triggers refusing UPDATE and DELETE of {journal.path} were dropped "
                       "or altered: someone changed the file's schema", file=sys.stderr)
@@ -300,7 +336,7 @@ def _act(args: argparse.Namespace, journal: Journal, state_dir: Path) -> int:
             from controller.audit import audit
 
             audited = audit(journal)
-            print(json.dumps(audited.to_json()))
+            print(json_line(audited.to_json()))
             return 0 if audited.ok else 1
         if args.action == "export":
             lines = game_event_lines(journal) if args.game_events else export_lines(
@@ -321,7 +357,7 @@ def _act(args: argparse.Namespace, journal: Journal, state_dir: Path) -> int:
         records = recall(journal, args.n)
         if args.json:
             for r in records:
-                print(json.dumps(r.to_json()))
+                print(json_line(named_non_finite(r.to_json())))
         else:
             _print_recall(records)
         return 0

@@ -1,14 +1,15 @@
 """`dicetable read`: read the dice in image files, one JSON line per image.
 
-A file that is missing or not a decodable image gives a ``no_read`` line with
-the reason and the command goes on with the next one; the exit status is 0
-when every file could be read as an image, 1 otherwise, 2 for a model folder
-that cannot be loaded. ``--json`` lines name the model by its digest.
+A folder stands for every image under it, as ``dicetable bench`` finds them.
+A file that is missing or not a decodable image (too large, a pipe, not an
+image) gives a ``no_read`` line with the reason and the command goes on with
+the next one; the exit status is 0 when every file could be read as an image,
+1 otherwise, 2 for a model folder that cannot be loaded. ``--json`` lines name
+the model by its digest.
 """
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from controller.cli.argtypes import positive_number
@@ -27,7 +28,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="side of a die's top face in pixels, as a table calibration gives it")
     parser.add_argument("--model", metavar="MODEL_DIR", default=None,
                         help="read with this model folder (`dicetable learn` writes one); default: the bundled model")
-    parser.add_argument("images", nargs="+", metavar="IMAGE")
+    parser.add_argument("images", nargs="+", metavar="IMAGE",
+                        help="image files, or folders: every image under a folder, in name order (as bench finds them)")
 
 
 def expected_count(args: argparse.Namespace) -> int | None:
@@ -37,6 +39,7 @@ def expected_count(args: argparse.Namespace) -> int | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from controller.jsonlines import json_line
     from vision.model import Calibration, DiceRead, ReadStatus
     from vision.reader import load_model, read_dice
     from vision.reader.nets import ModelMissing
@@ -53,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     expect = expected_count(args)
     calibration = Calibration(die_size_px=args.die_size) if args.die_size else None
     status = 0
-    for path in args.images:
+    for path in _image_paths(args.images):
         frame, problem = decode_image_file(path)
         if frame is None:
             read = DiceRead(ReadStatus.NO_READ, (), problem)
@@ -62,9 +65,26 @@ def run(args: argparse.Namespace) -> int:
             read = read_dice(frame, expect=expect, calibration=calibration, model=model)
         out = {"image": path, **read.to_json(), "model": model.digest}
         if args.json:
-            print(json.dumps(out), flush=True)
+            print(json_line(out), flush=True)
         else:
             values = " ".join(str(v) for v in read.values) or "-"
             reason = f"  ({read.reason})" if read.reason else ""
             print(f"{path}: {read.status.value} {values}  [{read.ms:.1f} ms]{reason}", flush=True)
     return status
+
+
+def _image_paths(given: list[str]) -> list[str]:
+    """The files to read: each one given, and for each folder every image file under it (by its
+    suffix, in natural name order), as ``dicetable bench`` finds a folder's images. A folder
+    with none gives itself, so that its line says so."""
+    from pathlib import Path
+
+    from vision.sources.folder import IMAGE_SUFFIXES, natural_key
+
+    paths: list[str] = []
+    for name in given:
+        folder = Path(name)
+        found = sorted((p for p in folder.rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES and p.is_file()),
+                       key=lambda p: natural_key(str(p.relative_to(folder)))) if folder.is_dir() else []
+        paths += [str(p) for p in found] or [name]
+    return paths

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 
+from controller.cli.argtypes import positive_number
+
 NAME = "record"
 HELP = "save frames from a camera or any source to a folder with timestamps (replay with --source folder:DIR)"
 
@@ -21,6 +23,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=("png", "jpg"), default="png", help="image format (png is lossless)")
     parser.add_argument("--throws", type=int, default=0, help="generated source only: throw random dice this many times")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random throws (--throws)")
+    parser.add_argument("--wait", type=positive_number, default=10.0, metavar="SECONDS",
+                        help="give up when the camera delivers no frame for this long (default 10): a camera "
+                             "that is not there ends the recording with its reason")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -55,8 +60,9 @@ def run(args: argparse.Namespace) -> int:
         print("dicetable record: --throws applies to the generated source only; ignored", file=sys.stderr)
     rng = np.random.default_rng(args.seed)
     broken = unavailable = seen = 0
-    start = time.monotonic()
-    failure: OSError | None = None
+    start = last_frame = time.monotonic()
+    failure: str | None = None
+    interrupted = False
     try:
         recorder = Recorder(out, args.format)
     except OSError as exc:
@@ -83,20 +89,29 @@ def run(args: argparse.Namespace) -> int:
                     broken += 1
                     logging.getLogger("record").warning("skipped: %s", exc)
                     continue
-                except SourceUnavailable:
+                except SourceUnavailable as exc:
                     unavailable += 1
+                    if time.monotonic() - last_frame >= args.wait:  # a live camera is retried: not for ever
+                        failure = f"no frame from {args.source} for {args.wait:g} s: {source.health.detail or exc}"
+                        break
                     continue
                 except EndOfStream:
                     break
+                last_frame = time.monotonic()
                 if seen % args.every == 0:
                     recorder.write(frame)
                 seen += 1
         except KeyboardInterrupt:
-            pass
+            interrupted = True
         except OSError as exc:  # a full disk, a card pulled out: keep what was written, say why it stopped
-            failure = exc
+            failure = str(exc)
     print(f"saved {recorder.count} frames to {out} ({broken} broken skipped, {unavailable} moments without a camera)")
     if failure is not None:
-        print(f"dicetable record: stopped, the frames saved are kept: {failure}", file=sys.stderr)
+        kept = ", the frames saved are kept" if recorder.count else ", nothing was saved"
+        print(f"dicetable record: stopped{kept}: {failure}", file=sys.stderr)
+        return 1 if recorder.count else 2
+    if not recorder.count:  # interrupted, or a source that ended, before a single frame
+        why = "interrupted" if interrupted else "the source ended"
+        print(f"dicetable record: {why} before a frame was saved: nothing recorded in {out}", file=sys.stderr)
         return 1
     return 0

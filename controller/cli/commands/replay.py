@@ -9,7 +9,6 @@ the file's ``[rules]``.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import IO, TYPE_CHECKING, Iterator
 
@@ -29,24 +28,26 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def replay_lines(game: str, lines: IO[str], config: "TableConfig | None" = None) -> Iterator[dict]:
-    """Apply each line's event in turn from a fresh table; yield the output objects in order."""
+    """Apply each line's event in turn from a fresh table; yield the output objects in order.
+
+    The lines are read as every JSON-lines input is (:func:`controller.jsonlines.read_lines`): a line
+    that is not an event the journal could keep (not JSON, not an object, too deep, too long, a
+    number that is not finite, half of a UTF-16 pair, bytes that are not UTF-8) gives a ``rejected``
+    line with the reason, and the replay goes on."""
+    from controller.jsonlines import read_lines
     from controller.rules import BetRejected, MalformedEvent, apply, new_game, parse_event
 
     state = new_game(game, config)
-    for raw in lines:
-        line = raw.strip()
-        if not line or line.startswith("#"):  # a comment, as `run --events` takes it
+    for line in read_lines(lines):
+        if line.refusal is not None:
+            yield MalformedEvent(line.refusal.reason).to_json(line.refusal.fields())
             continue
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            yield MalformedEvent(f"not JSON: {exc}").to_json(line)
-            continue
+        data = line.event
         try:
             event = parse_event(data)
             step = apply(state, event)
         except BetRejected as rejection:
-            yield rejection.to_json(data if isinstance(data, dict) else line)
+            yield rejection.to_json(data)
             continue
         state = step.state
         for effect in step.effects:
@@ -54,6 +55,8 @@ def replay_lines(game: str, lines: IO[str], config: "TableConfig | None" = None)
 
 
 def run(args: argparse.Namespace) -> int:
+    from controller.jsonlines import json_line, open_lines
+
     rules = None
     if args.config:
         from controller.config import ConfigError, load_rules
@@ -63,15 +66,12 @@ def run(args: argparse.Namespace) -> int:
         except ConfigError as exc:
             print(f"dicetable replay: {exc}", file=sys.stderr)
             return 2
-    if args.file == "-":
-        source = sys.stdin
-    else:
-        try:
-            source = open(args.file, encoding="utf-8")
-        except OSError as exc:
-            print(f"dicetable replay: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
-            return 2
+    try:
+        source = open_lines(args.file)
+    except OSError as exc:
+        print(f"dicetable replay: cannot read {args.file}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     with source:
         for out in replay_lines(args.game, source, rules):
-            sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
+            sys.stdout.write(json_line(out) + "\n")
     return 0

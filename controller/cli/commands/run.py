@@ -119,6 +119,15 @@ def _missing_file(args: argparse.Namespace) -> str | None:
     return None
 
 
+def _unusable_state_dir(args: argparse.Namespace) -> str | None:
+    """``--state-dir`` named as the system will not take it (a part over 255 bytes, a file on the
+    way), or None: said now, not as a traceback at the first journal write."""
+    from controller.config import unusable_path
+
+    problem = unusable_path(Path(args.state_dir)) if args.state_dir else None
+    return f"--state-dir {args.state_dir} {problem}" if problem else None
+
+
 def _refused_at_start(config: Config) -> bool:
     """Print what keeps the table from starting that no restart mends
     (:func:`controller.config.startup_problems`); ``run`` and ``--check`` both ask, so they agree."""
@@ -139,8 +148,8 @@ def _check(config: Config) -> int:
     not opened: the running table holds them (``wiring_check`` tries the GPIO lines)."""
     from controller.config import device_warnings, rules_warnings
     from controller.journal import Journal, JournalError
-    from controller.journal.store import JOURNAL_FILE, unwritable
-    from controller.table.journaled import fitting_entries
+    from controller.journal.paths import JOURNAL_FILE, unwritable
+    from controller.table.journaled import fitting_rows
 
     if _refused_at_start(config):
         return 2
@@ -152,7 +161,7 @@ def _check(config: Config) -> int:
             journal_line = f"an empty journal file: the table starts one at {path}"
         elif path.exists() or (wal.exists() and wal.stat().st_size):  # rows in a -wal alone: the start refuses
             with Journal.open(config.state_dir, readonly=True) as journal:
-                rows = len(fitting_entries(journal, config.game, config.rules))
+                rows = fitting_rows(journal, config.game, config.rules)
             journal_line = f"journal {path}: {rows} row{'s' if rows != 1 else ''}, chain intact, a {config.game} table under these rules"
         else:
             journal_line = f"no journal yet: the table starts one at {path}"
@@ -182,7 +191,7 @@ def run(args: argparse.Namespace) -> int:
 
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
-    problem = _misused_option(args) or _missing_file(args)
+    problem = _misused_option(args) or _missing_file(args) or _unusable_state_dir(args)
     if problem:
         print(f"dicetable run: {problem}", file=sys.stderr)
         return 2
@@ -195,9 +204,9 @@ def run(args: argparse.Namespace) -> int:
         return _check(config)
     events = None
     if args.events:
-        from controller.app import open_events
+        from controller.jsonlines import open_lines
 
-        events = open_events(args.events)
+        events = open_lines(args.events)
     if args.config is None and not args.events:
         from controller.console.start import DEMO_LISTEN
         from controller.demo import GAMES, run_demo

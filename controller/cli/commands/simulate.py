@@ -11,7 +11,6 @@ through a transition table compiled from the rules engine (docs/analysis.md).
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 
@@ -49,6 +48,7 @@ def _rolls(text: str) -> int:
 def run(args: argparse.Namespace) -> int:
     from controller.analysis.betspec import parse_bet_spec
     from controller.analysis.simulate import simulate
+    from controller.jsonlines import json_line
 
     try:
         specs = [parse_bet_spec(text) for text in args.bet]
@@ -62,15 +62,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"dicetable simulate: {exc}", file=sys.stderr)
         return 2  # the bets, the numbers or the configuration given: a usage error
     if args.json:
-        print(json.dumps(report.to_json()))
+        print(json_line(report.to_json()))
     else:
         print(_text(report))
     return 0
-
-
-def _money(cents: int) -> str:
-    sign = "-" if cents < 0 else ""
-    return f"{sign}${abs(cents) // 100:,}.{abs(cents) % 100:02d}"
 
 
 def _pct(value: float | None) -> str:
@@ -79,6 +74,8 @@ def _pct(value: float | None) -> str:
 
 
 def _text(report) -> str:
+    from controller.rules.money import dollars
+
     played_out = f" (+{report.played_out:,} played on to settle the bets still open)" if report.played_out else ""
     lines = [
         f"{report.game}: {report.rolls:,} rolls{played_out}, seed {report.seed}, {report.tables} tables; "
@@ -87,11 +84,11 @@ def _text(report) -> str:
     rows = [("bet", "amount", "action", "net", "edge", "95% interval", "expected")]
     for bet in report.bets:
         m = bet.measured
-        amount = "max odds" if bet.amount is None else _money(bet.amount)
-        rows.append((bet.label, amount, _money(m.action), _money(m.net), _pct(m.edge),
+        amount = "max odds" if bet.amount is None else dollars(bet.amount)
+        rows.append((bet.label, amount, dollars(m.action), dollars(m.net), _pct(m.edge),
                      f"[{_pct(m.low)}, {_pct(m.high)}]", _pct(bet.expected)))
     t = report.total
-    rows.append(("all bets", "", _money(t.action), _money(t.net), _pct(t.edge),
+    rows.append(("all bets", "", dollars(t.action), dollars(t.net), _pct(t.edge),
                  f"[{_pct(t.low)}, {_pct(t.high)}]", _pct(report.expected_total)))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for k, row in enumerate(rows):

@@ -1,0 +1,112 @@
+// The floor page (floor.html): its one script, a file of its own so the page's
+// Content-Security-Policy allows scripts from this origin only.
+"use strict";
+let csrf = null, source = null, chosen = null;
+const $ = (id) => document.getElementById(id);
+
+function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (key === "class") node.className = value; else if (key.startsWith("on")) node[key] = value;
+    else node.setAttribute(key, value);
+  }
+  for (const child of children.flat()) node.append(child instanceof Node ? child : String(child ?? ""));
+  return node;
+}
+
+function when(ts) { return ts ? new Date(ts).toLocaleString() : "never"; }
+
+function showLogin(message) {
+  if (source) { source.close(); source = null; }
+  $("floor").classList.add("hidden"); $("logout").classList.add("hidden");
+  $("login").classList.remove("hidden"); $("who").textContent = "";
+  $("login-error").textContent = message || ""; $("live").textContent = "logged out";
+}
+
+function showFloor(me) {
+  csrf = me.csrf;
+  $("login").classList.add("hidden"); $("floor").classList.remove("hidden");
+  $("logout").classList.remove("hidden"); $("who").textContent = `${me.user} (${me.role})`;
+  listen();
+}
+
+function listen() {
+  source = new EventSource("/api/events");
+  source.addEventListener("floor", (e) => { $("live").textContent = "live"; draw(JSON.parse(e.data)); });
+  source.addEventListener("alert", (e) => { const a = JSON.parse(e.data);
+    $("banner").textContent = `ALERT: table ${a.table}, row ${a.seq}: ${a.message}`;
+    $("banner").classList.remove("hidden"); });
+  source.onerror = async () => {
+    $("live").textContent = "reconnecting";
+    const me = await fetch("/api/whoami");
+    if (me.status === 401) showLogin("Your session ended: log in again.");
+  };
+}
+
+function card(t) {
+  const s = t.status || {};
+  const state = t.alerts ? "alerted" : t.online === false ? "offline" : t.silent ? "silent" : "";
+  const online = t.online === false ? el("span", {class: "badge off"}, "offline")
+    : t.silent ? el("span", {class: "badge warn"}, "silent") : el("span", {class: "badge on"}, "online");
+  const health = (name, value) => [el("span", {}, name),
+    el("span", {class: value && value !== "ok" ? "health bad" : "health"}, value || "?")];
+  return el("div", {class: `card ${state} ${t.table === chosen ? "chosen" : ""}`, onclick: () => pick(t.table)},
+    el("div", {class: "top"}, el("span", {class: "name"}, t.table),
+       t.alerts ? el("span", {class: "badge bad"}, `${t.alerts} alert${t.alerts > 1 ? "s" : ""}`) : online),
+    el("div", {class: "game"}, `${s.game || "?"} · ${s.phase || "?"}` + (s.point ? ` · point ${s.point}` : "")),
+    el("div", {class: "dice"}, (s.last_roll || []).map((d) => el("span", {class: "die"}, d))),
+    el("div", {class: "facts"},
+       el("span", {}, "rolls"), el("span", {}, s.rolls ?? "?"),
+       health("camera", s.camera), health("display", s.display),
+       el("span", {}, "rows held"), el("span", {}, t.rows + (t.behind ? ` (${t.behind} on the way)` : "")),
+       el("span", {}, "last row"), el("span", {}, when(t.last_ts))));
+}
+
+function draw(view) {
+  if (view.error) { $("banner").textContent = view.error; $("banner").classList.remove("hidden"); }
+  $("n-tables").textContent = view.tables.length;
+  $("n-offline").textContent = view.offline.length;
+  $("n-alerts").textContent = view.alerts.length;
+  $("tables").replaceChildren(...view.tables.map(card));
+  $("alerts").replaceChildren(...(view.alerts.length ? view.alerts.map((a) => el("div", {class: "alert"},
+      el("div", {class: "where"}, `table ${a.table}, row ${a.seq ?? "?"} · ${a.kind}`),
+      el("div", {}, a.message), el("div", {class: "when"}, when(a.raised_at))))
+    : [el("p", {class: "empty"}, "No alert: every copy is an unbroken chain.")]));
+  $("offline").replaceChildren(...(view.offline.length ? view.offline.map((name) => el("div", {}, name))
+    : [el("p", {class: "empty"}, "Every table is online.")]));
+  if (chosen) pick(chosen, true);
+}
+
+async function pick(table, quietly) {
+  chosen = table;
+  const answer = await fetch(`/api/tables/${encodeURIComponent(table)}`);
+  if (!answer.ok) { if (!quietly) $("history").textContent = (await answer.json()).reason; return; }
+  const h = await answer.json();
+  $("history-title").textContent = `History of ${table}`;
+  const summary = (e) => { const { event, ...rest } = e; return `${event} ` +
+    Object.entries(rest).filter(([k]) => !["boxes", "size"].includes(k)).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(" "); };
+  $("history").replaceChildren(
+    el("div", {}, h.journals.map((j) => el("div", {class: "facts"}, el("span", {}, j.journal === h.journal ? "current" : "archived"),
+      el("span", {}, `${j.journal.slice(0, 12)}… ${j.rows} rows from ${when(j.first_ts)}`)))),
+    el("table", {class: "rows"}, el("tr", {}, el("th", {}, "seq"), el("th", {}, "time"), el("th", {}, "row")),
+      h.rows.slice().reverse().map((r) => el("tr", {}, el("td", {}, r.seq),
+        el("td", {}, new Date(r.ts).toLocaleTimeString()), el("td", {}, `${r.kind}: ${summary(r.event)}`)))));
+  document.querySelectorAll(".card").forEach((c) => c.classList.toggle("chosen",
+    c.querySelector(".name").textContent === table));
+}
+
+$("login").onsubmit = async (e) => {
+  e.preventDefault();
+  const form = new FormData(e.target);
+  const answer = await fetch("/api/login", {method: "POST", headers: {"Content-Type": "application/json"},
+    body: JSON.stringify({user: form.get("user"), password: form.get("password")})});
+  const body = await answer.json();
+  if (answer.ok) showFloor(body); else $("login-error").textContent = body.reason;
+};
+
+$("logout").onclick = async () => {
+  await fetch("/api/logout", {method: "POST", headers: {"X-CSRF-Token": csrf}});
+  showLogin("");
+};
+
+fetch("/api/whoami").then(async (answer) => answer.ok ? showFloor(await answer.json()) : showLogin(""));
