@@ -51,10 +51,10 @@ WORK_PX = 64.0
 #: The directions an outline's extent is measured along: half a turn (an extent is the same both ways).
 _DIRECTIONS = np.radians(np.arange(0.0, 180.0, 3.0))
 _QUARTER = len(_DIRECTIONS) // 2
-#: The cubes an outline is compared with: turned by a yaw (-45..45 degrees) and seen at a tilt (0..60).
+#: The cubes an outline is compared with: turned by a yaw (-45..45 degrees) and seen at a tilt (0..50).
 _YAWS = np.radians(np.arange(-45.0, 45.0, 3.0))
 _TILTS = np.radians(np.arange(0.0, 51.0, 1.0))
-#: The most an outline is taken to be widened all round, in sides of the cube (rounded edges, blur).
+#: The most an outline is taken to be widened (both sides together), in sides of the cube (rounded edges, blur).
 ROUNDING = 0.12
 #: How far (in steps of ``_DIRECTIONS``) the fitted axis may lie from the outline's most stretched one.
 _AXIS_SLACK = 3
