@@ -108,10 +108,12 @@ def figures(cases: list[Case], policy: ReadPolicy) -> Figures:
     return Figures({k: (t[0], t[1], t[2], t[3], t[4]) for k, t in per.items()})
 
 
-def _ordered(bars: dict[str, float]) -> bool:
+def _ordered(bars: dict[str, float], base: ReadPolicy) -> bool:
     """A cue that agrees never raises the bar, one that disagrees never lowers it, and more
-    views never call for a higher bar."""
-    return bars["sure_with_pips"] <= bars["sure_alone"] < bars["sure_doubted_second_look"] <= bars["sure_doubted"]
+    views never call for a higher bar; a die that may lean is asked about below the leaning
+    bar that refuses it (the band between them is never empty)."""
+    bars_ok = bars["sure_with_pips"] <= bars["sure_alone"] < bars["sure_doubted_second_look"] <= bars["sure_doubted"]
+    return bars_ok and bars.get("leaning_doubt", base.leaning_doubt) < bars.get("leaning", base.leaning)
 
 
 def choose(cases: list[Case], base: ReadPolicy, grid: dict[str, tuple[float, ...]] = GRID) -> tuple[ReadPolicy, Figures]:
@@ -122,7 +124,7 @@ def choose(cases: list[Case], base: ReadPolicy, grid: dict[str, tuple[float, ...
     best: tuple[tuple[float, ...], ReadPolicy, Figures] | None = None
     for combo in itertools.product(*(grid[k] for k in keys)):
         bars: dict[str, Any] = dict(zip(keys, combo))
-        if not _ordered(bars):
+        if not _ordered(bars, base):
             continue
         policy = replace(base, **bars)
         fig = figures(cases, policy)

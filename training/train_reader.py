@@ -18,6 +18,7 @@ extra (torch and onnx, ``make install`` installs it); the table never imports th
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
@@ -68,6 +69,26 @@ def load_real(folders: list[Path], split: str) -> list[tuple[np.ndarray, list[tu
                     d[2] = fallback
             out.append((img, [tuple(d) for d in dice]))
         print(f"  {folder.name}: {len(out)} images so far", flush=True)
+    return out
+
+
+def load_crops(folders: list[Path]) -> list[tuple[np.ndarray, list[tuple[float, float, float, int]]]]:
+    """Die crops of ``training/render`` (``crops_meta.jsonl``): each an image with its one die
+    (cx, cy, box side, value), kept where the die lies flat and in view (a cocked die's "top"
+    face is no value the reader may give). The dice around it are not labelled, so these crops
+    only ever teach a die's value, never what is not a die."""
+    out = []
+    for folder in folders:
+        for line in (folder / "crops_meta.jsonl").read_text(encoding="utf-8").splitlines():
+            rec = json.loads(line)
+            if rec["tilt_deg"] > 8.0 or rec["visible"] < 0.8 or not rec["in_frame"] or rec["on_rail"] or rec["on_die"]:
+                continue
+            img = cv2.imread(str(folder / rec["image"]), cv2.IMREAD_COLOR)
+            if img is None:
+                continue
+            x, y, w, h = rec["box"]
+            out.append((img, [(x + w / 2, y + h / 2, max(w, h), int(rec["value"]))]))
+        print(f"  {folder.name}: {len(out)} crops so far", flush=True)
     return out
 
 
@@ -199,14 +220,15 @@ def crop(rng, img, x, y, side, stretch=1.0):
     return cv2.warpAffine(out, m, (G.CLS_SIZE, G.CLS_SIZE), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
-def cls_sample(rng, img, dice, negatives=(), placed=(), placed_share=0.0, stretch=1.0):
+def cls_sample(rng, img, dice, negatives=(), placed=(), placed_share=0.0, stretch=1.0, alone=False):
     """One classifier crop and its class (0 = not a die, else the face value).
 
     With ``placed_share``, that share of the crops is a die where the detector
-    placed it (``Mined.placed``), with a little jitter. ``stretch``: see ``crop``."""
+    placed it (``Mined.placed``), with a little jitter. ``stretch``: see ``crop``.
+    ``alone``: ``img`` is a rendered die crop whose neighbours are not labelled: only its die."""
     h, w = img.shape[:2]
     cx, cy, s, v = dice[int(rng.integers(len(dice)))]
-    r = rng.random()
+    r = 0.0 if alone else rng.random()
     if negatives and rng.random() < 0.2:  # where the detector was fooled
         x, y, s = negatives[int(rng.integers(len(negatives)))]
         return colour_aug(rng, crop(rng, img, x, y, s * float(np.exp(rng.normal(0, 0.1))), stretch)), 0
@@ -518,10 +540,11 @@ def face_accuracy(net, data) -> float:
 
 def train_classifier(rng, data, steps, mined: Mined, batch=128, init: Path | None = None, every=None, lr=3e-3,
                      widths=None, teacher: nn.Module | None = None, placed_share: float = 0.0,
-                     exported: nn.Module | None = None, stretch: float = 1.0):
+                     exported: nn.Module | None = None, stretch: float = 1.0, crops=(), crop_share: float = 0.0):
     """With a ``teacher``, the classifier also learns to give the teacher's
     probabilities (``distil``), not only the labels. ``exported``: a network
-    read back from its ONNX file (``from_onnx``) to go on from, its norms kept."""
+    read back from its ONNX file (``from_onnx``) to go on from, its norms kept.
+    ``crops`` (``load_crops``) make ``crop_share`` of each batch."""
     net = exported if exported is not None else start(Classifier, init, widths)
     training = training_mode(exported)
     training(net)
@@ -534,9 +557,12 @@ def train_classifier(rng, data, steps, mined: Mined, batch=128, init: Path | Non
     weight /= weight.sum()
     t0 = time.time()
     for step in range(steps):
-        picks = rng.choice(len(data), size=batch, p=weight)
+        n_crops = int(rng.binomial(batch, crop_share)) if crops else 0
+        picks = rng.choice(len(data), size=batch - n_crops, p=weight)
         samples = [cls_sample(rng, *data[i], mined.negatives[i], mined.placed[i], placed_share, stretch)
                    for i in picks]
+        samples += [cls_sample(rng, *crops[int(i)], stretch=stretch, alone=True)
+                    for i in rng.integers(len(crops), size=n_crops)] if n_crops else []
         x = torch.from_numpy(G.to_blob([s[0] for s in samples]))
         y = torch.tensor([s[1] for s in samples])
         out = net(x)
@@ -622,6 +648,9 @@ def main(argv=None) -> int:
     ap.add_argument("--cls-stretch", type=float, default=1.0,
                     help="make the dice of half the classifier's crops up to this many times wider or narrower "
                          "than high, as photos resized to another shape show them (1 keeps them as they are)")
+    ap.add_argument("--crops", type=Path, action="append", default=[],
+                    help="a folder of rendered die crops (training/render crops), for the classifier only")
+    ap.add_argument("--crop-share", type=float, default=0.25, help="share of each classifier batch taken from --crops")
     args = ap.parse_args(argv)
     if args.start_onnx and args.resume:
         ap.error("--start-onnx and --resume start from different weights: give one of them")
@@ -675,7 +704,8 @@ def main(argv=None) -> int:
                            every=every, lr=args.cls_lr, widths=args.cls_widths,
                            teacher=load(Classifier, args.teacher).eval() if args.teacher else None,
                            placed_share=args.placed, stretch=args.cls_stretch,
-                           exported=exported(Classifier, args.cls_name))
+                           exported=exported(Classifier, args.cls_name),
+                           crops=load_crops(args.crops), crop_share=args.crop_share)
     torch.save(cls.state_dict(), cls_pt)
     print(f"  final: {face_accuracy(cls, real):.4f} of the labelled dice read right", flush=True)
     export(cls, cls_shape, args.out / args.cls_name, cls_axes)

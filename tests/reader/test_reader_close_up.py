@@ -172,9 +172,9 @@ def test_a_die_both_looks_saw_whole_in_one_place_and_read_otherwise_is_not_settl
 
 
 @pytest.mark.parametrize("side, p, settled", [
-    (135, 0.95, False),  # under the bar of a die a cue speaks against
+    (135, P.sure_doubted - 0.01, False),  # under the bar of a die a cue speaks against
     (135, 0.99, True),  # over it
-    (100, 0.95, True),  # under whole_share of the close-up die: a piece of it, which says nothing
+    (100, P.sure_doubted - 0.01, True),  # under whole_share of the close-up die: a piece of it, which says nothing
 ])
 def test_a_die_seen_whole_and_read_otherwise_raises_the_bar(
         monkeypatch, side, p, settled):

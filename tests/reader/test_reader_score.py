@@ -154,3 +154,28 @@ def test_a_roll_not_to_settle_read_ok_is_counted_and_shown_as_a_miss():
     assert summary["rolls_not_to_settle"] == 2 and summary["rolls_not_to_settle_read_ok"] == 1
     assert summary["silent_misread_images"] == 0  # the values were right: it is its own count
     assert [r.item.path.stem for r in misses(results)] == ["leaning_ok"]  # refusing it was right
+
+
+def test_the_processor_time_per_read_counts_work_not_waiting(tmp_path):
+    import time
+
+    import cv2
+    import numpy as np
+
+    from vision.benchtool.run import run, summarise
+
+    cv2.imwrite(str(tmp_path / "a.png"), np.zeros((64, 64, 3), np.uint8))
+    item = LabelledImage(tmp_path / "a.png", (LabelledDie(3),), False)
+
+    def waiting(frame, **_):  # wall time passes, the processor is idle: a machine busy with other jobs
+        time.sleep(0.05)
+        return DiceRead(ReadStatus.NO_READ, (), "no dice found", 50.0)
+
+    def working(frame, **_):
+        end = time.thread_time() + 0.03
+        while time.thread_time() < end:
+            pass
+        return DiceRead(ReadStatus.NO_READ, (), "no dice found", 30.0)
+
+    assert summarise(run([item], waiting))["cpu_ms_median"] < 20.0
+    assert summarise(run([item], working))["cpu_ms_median"] >= 30.0

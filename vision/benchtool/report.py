@@ -36,6 +36,7 @@ _ROWS = [
     ("rolls not to settle (touching, leaning) read ok", None, "nts"),
     ("latency median (ms)", "ms_median", "ms"),
     ("latency p95 (ms)", "ms_p95", "ms"),
+    ("processor time per read, median (ms)", "cpu_ms_median", "ms"),
 ]
 
 

@@ -7,7 +7,8 @@ audited on its own. The order of the checks is the order of severity:
    dice touching or stacked (by the top face's size too where the table is
    calibrated), a die cut by the frame's edge or outside the landing area,
    a die leaning (no face is up), a count other than the one thrown;
-2. a die whose value is not sure makes the roll ``uncertain``: it may be
+2. a die whose value is not sure makes the roll ``uncertain``: dice so close that they may
+   touch (a die turned on its corner reaches a box away), it may be
    leaning, the two networks (two views) disagree, the die looks unlike its
    neighbours (a leaning die shows a side and looks bigger), or the
    networks' confidence is below the bar, or the die is too small in the
@@ -112,6 +113,10 @@ def judge(
     for e in dice:
         if e.leaning >= p.leaning_doubt:
             return verdict(ReadStatus.UNCERTAIN, f"the die at ({e.cx:.0f}, {e.cy:.0f}) may be leaning")
+    for i, a in enumerate(dice):
+        for b in dice[i + 1:]:
+            if np.hypot(a.cx - b.cx, a.cy - b.cy) < p.close * max(a.side, b.side):
+                return verdict(ReadStatus.UNCERTAIN, "dice close together (touching?)")
     if two_faces:
         return verdict(ReadStatus.UNCERTAIN, "a die shows two faces equally (which is on top?)")
     if faint:

@@ -53,6 +53,10 @@ class ReadPolicy:
     touching: float = 0.9
     #: ... and, with a calibrated top-face size, centres closer than this many top faces.
     touching_top_faces: float = 1.12
+    #: dice whose centres are closer than this many of the larger box's side may touch (two dice
+    #: turned by 45 degrees meeting corner to corner are a box apart; a corner on a face, less):
+    #: ``uncertain``.
+    close: float = 1.05
     #: a roll whose biggest die looks this many times the smallest may hold a leaning or stacked die.
     size_ratio: float = 1.5
 
@@ -63,9 +67,9 @@ class ReadPolicy:
     #: to the networks and the counter alike);
     sure_with_pips: float = 0.85
     #: with a cue against the value (a disagreeing count, a highlight, another look's other value);
-    sure_doubted: float = 0.98
-    #: the same after the second look (eight views averaged give a steadier probability).
-    sure_doubted_second_look: float = 0.95
+    sure_doubted: float = 0.95
+    #: the same after the second look (eight views averaged give a steadier probability; never higher).
+    sure_doubted_second_look: float = 0.92
     #: a die boxed smaller than this (px) shows pips of two or three pixels: never sure.
     min_sure_side_px: float = 24.0
 
@@ -80,6 +84,13 @@ class ReadPolicy:
     #: under a tilted camera, two places of one die this many sides apart along the direction side
     #: faces show in are its top face (the far one) and the side face turned to the camera.
     side_face_apart: float = 0.2
+    #: uncalibrated, where every die's outline fits a cube seen this many degrees off the vertical ...
+    side_face_deg: float = 12.0
+    #: ... its side faces showing within this many degrees of down the frame, the camera is off the
+    #: vertical: the dice are read from their top faces (``oblique.py``) ...
+    side_face_axis_deg: float = 30.0
+    #: ... unless they are seen at angles further apart than this (a cocked die among flat ones).
+    side_face_spread_deg: float = 12.0
 
     # -- the scale the detector sees an uncalibrated frame at (side of a die at its input, px)
     #: dice found outside this band are looked for again at another scale ...

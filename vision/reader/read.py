@@ -16,6 +16,7 @@ from vision.reader.judge import judge
 from vision.reader.look import Reading, evidence_at
 from vision.reader.model_dir import ReaderModel, load_model
 from vision.reader.nets import DiceNets, ModelMissing
+from vision.reader.oblique import top_faces
 from vision.reader.topface import view_of
 
 
@@ -71,9 +72,15 @@ def read_dice(frame: np.ndarray, expect: int | None = None, calibration: Calibra
         mask = cv2.resize(mask, (frame.shape[1], frame.shape[0]), interpolation=cv2.INTER_NEAREST)
     try:
         evidence = evidence_at(frame, reading, find_candidates(frame, reading.nets, die_size, policy, finding), expect)
+        refusal = None
+        if view is None:  # no calibrated tilt: each die's outline tells whether it shows a side face
+            seen = top_faces(frame, reading, evidence)
+            evidence, refusal = seen.evidence, seen.refusal
         read = judge(evidence, expect, frame.shape, mask, die_size, policy, view.toward if view else None)
         if close_up and die_size is None and (read.status is not ReadStatus.OK or _all_ones(read)):
             read = read_as_close_up(frame, reading, expect, mask, evidence, read)
+        if refusal is not None and read.status is ReadStatus.OK:
+            read = DiceRead(ReadStatus.UNCERTAIN, read.dice, refusal)
         if view is not None and view.tilt_deg > policy.max_view_tilt_deg and read.status is ReadStatus.OK:
             read = DiceRead(ReadStatus.UNCERTAIN, read.dice,
                             f"the camera is {view.tilt_deg:.0f} degrees off the vertical: confirm the top faces")
