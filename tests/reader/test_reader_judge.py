@@ -15,10 +15,11 @@ FRAME = (480, 640, 3)
 
 
 def sure(value: int, cx: float, cy: float, side: float = 40, p: float = 0.999, pips: int | None = None,
-         peak: float = 0.9, agree: bool = True) -> Evidence:
+         peak: float = 0.9, agree: bool = True, rest: int = 0) -> Evidence:
+    """A die read ``value`` with probability ``p``; the rest goes to class ``rest`` (0: not a die)."""
     probs = [0.0] * 7
     probs[value] = p
-    probs[0] = 1 - p
+    probs[rest] = 1 - p
     return Evidence(cx, cy, side, peak, tuple(probs), agree, value if pips is None else pips)
 
 
@@ -225,9 +226,11 @@ def test_touching_by_box_on_either_side_of_its_bar():
 
 
 def test_an_agreeing_pip_count_lowers_the_bar_to_sure_with_pips_and_no_further():
-    below = judge([sure(3, 100, 100), sure(5, 300, 200, p=P.sure_with_pips - 0.01)], expect=2, frame_shape=FRAME)
+    # the rest of the probability on another face: the place is a die either way, its value in doubt
+    below = judge([sure(3, 100, 100), sure(5, 300, 200, p=P.sure_with_pips - 0.01, rest=6)], expect=2,
+                  frame_shape=FRAME)
     assert below.status == ReadStatus.UNCERTAIN and "not clear" in below.reason
-    at = judge([sure(3, 100, 100), sure(5, 300, 200, p=P.sure_with_pips)], expect=2, frame_shape=FRAME)
+    at = judge([sure(3, 100, 100), sure(5, 300, 200, p=P.sure_with_pips, rest=6)], expect=2, frame_shape=FRAME)
     assert at.status == ReadStatus.OK
 
 

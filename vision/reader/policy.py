@@ -62,10 +62,11 @@ class ReadPolicy:
 
     # -- how sure a value must be (probability of the value, views averaged)
     #: with no clear pip count;
-    sure_alone: float = 0.9
-    #: with the pip counter agreeing (not lower: a die seen from the side shows a side face's pips
-    #: to the networks and the counter alike);
-    sure_with_pips: float = 0.85
+    sure_alone: float = 0.8
+    #: with the pip counter agreeing (the two views must still agree on the value; the counter
+    #: shares no weights with them, but a die seen from the side shows a side face's pips to all
+    #: three, which the leaning check and the top-face rules guard);
+    sure_with_pips: float = 0.5
     #: with a cue against the value (a disagreeing count, a highlight, another look's other value);
     sure_doubted: float = 0.95
     #: the same after the second look (eight views averaged give a steadier probability; never higher).
