@@ -54,6 +54,9 @@ def demo(tmp_path_factory):
     rolls = "6" if os.environ.get("DICETABLE_SCREENSHOTS") else "1"  # the README's pictures show a longer history
     process = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--keep-open", "--rolls", rolls,
                                 "--state-dir", "var", "--console", f"127.0.0.1:{port}"],
+                               # Ctrl-C as at a terminal: a run started in the background by a shell
+                               # (`make test &`) inherits SIGINT ignored, and would pass that on.
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
                                cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                                env={**os.environ, "PYTHONUNBUFFERED": "1"})
     said = []
