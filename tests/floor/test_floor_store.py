@@ -76,6 +76,15 @@ def test_a_rewritten_row_raises_one_alert_that_check_names_by_table_and_row(tmp_
     assert "table craps-1, row 3" in err and "rewritten" in err
 
 
+def test_the_log_of_an_alert_that_names_no_row_says_the_journal_alone(tmp_path, caplog):
+    with FloorStore(tmp_path / "floor.sqlite3") as store:
+        store.begin()
+        store.receive(TABLE, "a" * 64, "[[[")
+        store.commit()
+    (said,) = [r.getMessage() for r in caplog.records if "ALERT" in r.getMessage()]
+    assert "row None" not in said and f"table {TABLE}, journal aaaaaaaaaaaa: " in said
+
+
 def test_a_live_status_ending_before_the_copy_is_a_cut_but_a_retained_one_is_not_judged(tmp_path):
     lines = journal_rows(tmp_path, 6)
     journal = first_hash(lines[0])
