@@ -78,3 +78,15 @@ def test_a_status_or_acknowledgement_too_deep_or_not_finite_is_refused_not_raise
         parse_status(payload)
     with pytest.raises(PayloadError):
         Ack.parse(payload)
+
+
+def test_the_readme_makes_the_floor_pages_users_file_readable_by_the_floor_service():
+    """A users file root makes gets the group `dicetable` by default: the floor's unit runs as another."""
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    unit = (repo / "systemd" / "dicetable-floor.service").read_text()
+    (group,) = [line.split("=", 1)[1].strip() for line in unit.splitlines() if line.startswith("Group=")]
+    (command,) = [line for line in (repo / "README.md").read_text().splitlines()
+                  if "dicetable user --users /etc/dicetable/floor-users add" in line]
+    assert f"--group {group}" in command
