@@ -301,8 +301,15 @@ def uncalibrated_warning(config: Config) -> str | None:
             "would be taken for the felt until the next start")
 
 
-def start_camera(config: Config, sink: Callable[[dict[str, Any]], None]) -> CameraThread:
-    """Open the configured camera and start reading rolls from it."""
+def start_camera(config: Config, sink: Callable[[dict[str, Any]], None], *, roll_under_way: bool = False,
+                 at_rest: bool = False, thrown: bool = True) -> CameraThread:
+    """Open the configured camera and start reading rolls from it.
+
+    ``roll_under_way``: the table recovered in the middle of a roll; the detector is armed for it
+    (:meth:`CameraThread.expect_roll` with ``at_rest`` and ``thrown``) before the first frame is
+    read. Armed later, the frames read meanwhile (the generated camera's empty table before it lays
+    the dice) could count as the landing area seen empty, and the dice found lying then as a new
+    throw that needs no confirming."""
     from vision.sources import open_source
 
     if (warning := uncalibrated_warning(config)) is not None:
@@ -315,4 +322,7 @@ def start_camera(config: Config, sink: Callable[[dict[str, Any]], None]) -> Came
     frames_dir = config.state_dir / "frames" if config.camera["save_frames"] else None
     pipeline = ReadPipeline(config.game, frames_dir, fps=config.camera["fps"], spin_s=config.hazard["spin_seconds"],
                             calibration=config.calibration, empty=empty, model=config.camera["model"] or None)
-    return CameraThread(source, pipeline, sink).start()
+    camera = CameraThread(source, pipeline, sink)
+    if roll_under_way:
+        camera.expect_roll(at_rest=at_rest, thrown=thrown)
+    return camera.start()

@@ -357,3 +357,24 @@ def test_the_generated_camera_throws_only_dice_that_are_thrown(game, thrown):
     camera.expect_roll(thrown=thrown)
     assert (source.pending > 0) is thrown
     source.close()
+
+
+def test_a_table_recovered_mid_roll_arms_the_camera_before_its_first_frame(tmp_path, monkeypatch):
+    """Armed after the camera began, the frames read meanwhile (the generated table still empty)
+    could pass for the landing area seen empty, and the dice laid then for a throw settled alone."""
+    from controller.camera import start_camera
+    from controller.config import load
+
+    config_file = tmp_path / "table.toml"
+    config_file.write_text('[table]\nstate_dir = "state"\n[camera]\nsource = "scenes"\n[display]\nport = "none"\n')
+    seen = []
+
+    def start(self):
+        seen.append((self.source.pending, self.pipeline._arm_at_rest.is_set(), self.source._count))
+        return self
+
+    monkeypatch.setattr(CameraThread, "start", start)
+    camera = start_camera(load(config_file), sink=lambda event: None, roll_under_way=True, at_rest=True)
+    camera.source.close()
+    pending, at_rest, frames_read = seen[0]
+    assert pending > 0 and at_rest and frames_read == 0
