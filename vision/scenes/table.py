@@ -17,6 +17,9 @@ import cv2
 import numpy as np
 
 SETTINGS = ("rail", "cage")
+#: How many dice a scene of each setting shows unless told: two on a craps or Bang rail, three in
+#: the hazard cage. A game's count is the rules' (``controller.rules.DICE``); the app passes it on.
+DICE_SHOWN = {"rail": 2, "cage": 3}
 
 
 @dataclass
