@@ -39,6 +39,7 @@ from controller.floor.publisher import DRAIN_S
 from controller.journal import Journal, JournalError, verify
 from controller.jsonlines import open_lines, read_lines
 from controller.players import Players
+from controller.rules import GAMES as RULES
 from controller.rules.money import dollars
 from controller.sdnotify import Notifier
 from controller.table import JournaledTable, JournalMismatch, Phase, Step, TableState, expects_roll, lights_for
@@ -51,7 +52,7 @@ if TYPE_CHECKING:
     from controller.floor.publisher import FloorPublisher
     from controller.web.serve import Listen
 
-GAMES = ("craps", "hazard", "bang")
+GAMES = tuple(RULES)
 ROLLS = {"craps": 5, "hazard": 2, "bang": 4}
 DEMO_SPIN_S = 0.3
 MAX_FRAMES_PER_ROLL = 300

@@ -14,6 +14,8 @@ from __future__ import annotations
 import argparse
 from typing import Any, Mapping
 
+from controller.rules import GAMES
+
 NAME = "calibrate"
 HELP = "measure the landing area, die size and dice colours from frames of the empty table and of dice at rest"
 
@@ -29,7 +31,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--expect", type=int, default=None, help="how many dice lie in each dice frame: only frames showing that many apart are measured, "
                              "and none is refused (give it: it catches dice touching in a cluster); with a camera "
                              "--source, the game's dice by default (2, or 3 with --game hazard)")
-    parser.add_argument("--game", choices=("craps", "bang", "hazard"), default=None,
+    parser.add_argument("--game", choices=tuple(GAMES), default=None,
                         help="which table (default: a rail table); hazard: the cage, whose wires may move between "
                              "the empty table and the dice; with the generated source, also which table to film")
     parser.add_argument("--out", default="calibration", help="folder to write (default ./calibration)")
