@@ -24,7 +24,7 @@ import numpy as np
 
 from vision.scenes.motion import hand_pass, rest, throw
 from vision.scenes.render import SceneRenderer, SceneState, place_dice
-from vision.scenes.table import DICE_SHOWN, SETTINGS, make_table
+from vision.scenes.table import DICE_SHOWN, SETTINGS, Setting, make_table
 from vision.sources.base import Frame, FrameSource, HealthState, Pacer, SourceUnavailable
 
 
@@ -46,7 +46,7 @@ class GeneratedSource(FrameSource):
     def __init__(
         self,
         seed: int = 0,
-        setting: str = "rail",
+        setting: Setting = "rail",
         dice: int | None = None,
         size: tuple[int, int] = (640, 480),
         fps: float = 30.0,
@@ -73,7 +73,7 @@ class GeneratedSource(FrameSource):
             dice = DICE_SHOWN[setting]
         if isinstance(dice, bool) or not isinstance(dice, int) or dice < 1:
             raise ValueError(f"dice={dice!r}: expected a whole number of dice, 1 or more")
-        self.setting = setting
+        self.setting: Setting = setting
         self.dice = dice
         self.table = make_table(setting, self._rng, self.size)
         self.renderer = SceneRenderer(self.table, self._rng)

@@ -12,7 +12,7 @@ configuration at it), the mask and empty-table PNGs, and
 from __future__ import annotations
 
 import argparse
-from typing import Any, Mapping
+from typing import Any, Literal, Mapping
 
 from controller.rules import GAMES
 
@@ -83,7 +83,7 @@ def _missing_inputs(args: argparse.Namespace) -> str | None:
 
 
 def _from_source(spec: str | Mapping[str, Any], frames: int,
-                 game: str | None) -> tuple[list, list, list, int, str]:
+                 game: str | None) -> tuple[list, list, list, int, Literal["rail", "cage"]]:
     """Frames of the empty table and of dice at rest from a camera source, the dice frames at
     full resolution where the camera gives them (else none), the number of dice laid, and the
     setting filmed (``rail`` or ``cage``: a generated source films its own; a camera, ``game``'s)."""
