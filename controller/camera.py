@@ -21,7 +21,7 @@ import time
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import Any, Callable, Literal, Mapping
 
 import cv2
 import numpy as np
@@ -179,6 +179,29 @@ def _for_the_dealer(event: dict[str, Any]) -> dict[str, Any]:
     return {**event, "status": status, "reason": reason}
 
 
+def generated_options(game: str) -> dict[str, Any]:
+    """The generated camera's options for ``game``: where its dice lie (:data:`SETTING`) and how
+    many the rules say it throws (``controller.rules.DICE``); the camera knows no games."""
+    if game not in SETTING:
+        raise ValueError(f"camera source generated: game={game!r}: expected one of {', '.join(SETTING)}")
+    return {"setting": SETTING[game], "dice": DICE[game]}
+
+
+def open_camera(spec: str | Mapping[str, Any], **overrides: Any) -> FrameSource:
+    """``vision.sources.open_source(spec)``, with a generated source's ``game`` option (on a command
+    line ``generated:game=hazard``) given to it as its setting and count of dice.
+
+    ``ValueError`` for a spec naming no source or an option the source cannot take, as
+    ``open_source``; :class:`~vision.sources.SourceUnavailable` for a file that is not there.
+    """
+    from vision.sources import open_source, parse_spec
+
+    opts = {**parse_spec(spec), **overrides}
+    if opts["type"] == "generated" and "game" in opts:
+        opts = {**generated_options(opts.pop("game")), **opts}
+    return open_source(opts)
+
+
 def source_spec(config: Config) -> dict[str, Any]:
     """The ``vision.sources.open_source`` spec for the ``[camera]`` table.
 
@@ -234,7 +257,7 @@ class CameraThread:
         self.pipeline.arm(at_rest)
         if isinstance(self.source, GeneratedSource) and (at_rest or thrown):
             values = [self._dice.randint(1, 6) for _ in range(self.pipeline.expect)]
-            (self.source.lay if at_rest else self.source.throw)(values, self.pipeline.game)
+            (self.source.lay if at_rest else self.source.throw)(values)
 
     def healthy(self) -> bool:
         return self.source.health.ok and self._thread.is_alive()
@@ -310,12 +333,10 @@ def start_camera(config: Config, sink: Callable[[dict[str, Any]], None], *, roll
     read. Armed later, the frames read meanwhile (the generated camera's empty table before it lays
     the dice) could count as the landing area seen empty, and the dice found lying then as a new
     throw that needs no confirming."""
-    from vision.sources import open_source
-
     if (warning := uncalibrated_warning(config)) is not None:
         log.warning("camera: %s", warning)
 
-    source = open_source(source_spec(config))
+    source = open_camera(source_spec(config))
     empty = config.empty_image
     if empty is None and isinstance(source, GeneratedSource):
         empty = source.empty_picture()  # the generated table is its own calibration
