@@ -27,6 +27,7 @@ import cv2
 from vision.model import ReadStatus
 from vision.reader import read_dice
 from vision.scenes.render import render_scene
+from vision.scenes.table import DICE_SHOWN
 
 FIRST_SEED = 20000
 
@@ -48,7 +49,7 @@ def run(scenes: int) -> dict:
     for k in range(scenes):
         seed = FIRST_SEED + k
         setting = "cage" if k % 3 == 0 else "rail"
-        n = 3 if setting == "cage" else 2
+        n = DICE_SHOWN[setting]
         image, label = render_scene(seed, setting=setting, leaning=k % n)
         out = _outcome(read_dice(image, expect=len(label.dice)))
         leaning[out] = leaning.get(out, 0) + 1

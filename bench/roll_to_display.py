@@ -36,7 +36,7 @@ import time
 from pathlib import Path
 
 from controller.app import TableController
-from controller.camera import ReadPipeline
+from controller.camera import ReadPipeline, generated_options
 from controller.journal import Journal
 from controller.rules import TableConfig
 from controller.table import JournaledTable, Phase
@@ -80,7 +80,7 @@ class RollRig:
         self.controller = TableController(JournaledTable.open(self.journal, game, TableConfig()), self.devices,
                                           self.link, spin_seconds=0.05)
         self.controller.redraw()
-        self.camera = GeneratedSource(seed=seed, game=game, fps=FPS, rest_s=0.6)
+        self.camera = GeneratedSource(seed=seed, **generated_options(game), fps=FPS, rest_s=0.6)
         self.pipeline = ReadPipeline(game, self.state_dir / "frames", fps=FPS)
         self.rng = random.Random(seed)
         # Let the link come up and the detector learn the empty table.
@@ -96,7 +96,7 @@ class RollRig:
             controller.submit({"event": "spin_done"})
         pipeline.arm()
         values = [self.rng.randint(1, 6) for _ in range(controller.state.dice_count)]
-        camera.throw(values, self.game)
+        camera.throw(values)
         frames = []
         while camera.pending:
             frames.append(camera.read())

@@ -21,7 +21,7 @@ import time
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import Any, Callable, Literal, Mapping
 
 import cv2
 import numpy as np
@@ -179,6 +179,29 @@ def _for_the_dealer(event: dict[str, Any]) -> dict[str, Any]:
     return {**event, "status": status, "reason": reason}
 
 
+def generated_options(game: str) -> dict[str, Any]:
+    """The generated camera's options for ``game``: where its dice lie (:data:`SETTING`) and how
+    many the rules say it throws (``controller.rules.DICE``); the camera knows no games."""
+    if game not in SETTING:
+        raise ValueError(f"camera source generated: game={game!r}: expected one of {', '.join(SETTING)}")
+    return {"setting": SETTING[game], "dice": DICE[game]}
+
+
+def open_camera(spec: str | Mapping[str, Any], **overrides: Any) -> FrameSource:
+    """``vision.sources.open_source(spec)``, with a generated source's ``game`` option (on a command
+    line ``generated:game=hazard``) given to it as its setting and count of dice.
+
+    ``ValueError`` for a spec naming no source or an option the source cannot take, as
+    ``open_source``; :class:`~vision.sources.SourceUnavailable` for a file that is not there.
+    """
+    from vision.sources import open_source, parse_spec
+
+    opts = {**parse_spec(spec), **overrides}
+    if opts["type"] == "generated" and "game" in opts:
+        opts = {**generated_options(opts.pop("game")), **opts}
+    return open_source(opts)
+
+
 def source_spec(config: Config) -> dict[str, Any]:
     """The ``vision.sources.open_source`` spec for the ``[camera]`` table.
 
@@ -234,7 +257,7 @@ class CameraThread:
         self.pipeline.arm(at_rest)
         if isinstance(self.source, GeneratedSource) and (at_rest or thrown):
             values = [self._dice.randint(1, 6) for _ in range(self.pipeline.expect)]
-            (self.source.lay if at_rest else self.source.throw)(values, self.pipeline.game)
+            (self.source.lay if at_rest else self.source.throw)(values)
 
     def healthy(self) -> bool:
         return self.source.health.ok and self._thread.is_alive()
@@ -301,18 +324,26 @@ def uncalibrated_warning(config: Config) -> str | None:
             "would be taken for the felt until the next start")
 
 
-def start_camera(config: Config, sink: Callable[[dict[str, Any]], None]) -> CameraThread:
-    """Open the configured camera and start reading rolls from it."""
-    from vision.sources import open_source
+def start_camera(config: Config, sink: Callable[[dict[str, Any]], None], *, roll_under_way: bool = False,
+                 at_rest: bool = False, thrown: bool = True) -> CameraThread:
+    """Open the configured camera and start reading rolls from it.
 
+    ``roll_under_way``: the table recovered in the middle of a roll; the detector is armed for it
+    (:meth:`CameraThread.expect_roll` with ``at_rest`` and ``thrown``) before the first frame is
+    read. Armed later, the frames read meanwhile (the generated camera's empty table before it lays
+    the dice) could count as the landing area seen empty, and the dice found lying then as a new
+    throw that needs no confirming."""
     if (warning := uncalibrated_warning(config)) is not None:
         log.warning("camera: %s", warning)
 
-    source = open_source(source_spec(config))
+    source = open_camera(source_spec(config))
     empty = config.empty_image
     if empty is None and isinstance(source, GeneratedSource):
         empty = source.empty_picture()  # the generated table is its own calibration
     frames_dir = config.state_dir / "frames" if config.camera["save_frames"] else None
     pipeline = ReadPipeline(config.game, frames_dir, fps=config.camera["fps"], spin_s=config.hazard["spin_seconds"],
                             calibration=config.calibration, empty=empty, model=config.camera["model"] or None)
-    return CameraThread(source, pipeline, sink).start()
+    camera = CameraThread(source, pipeline, sink)
+    if roll_under_way:
+        camera.expect_roll(at_rest=at_rest, thrown=thrown)
+    return camera.start()

@@ -26,7 +26,9 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-GAMES = ("craps", "hazard", "bang")
+from controller.rules import GAMES as RULES
+
+GAMES = tuple(RULES)
 #: ``[camera] source``, spelt as ``dicetable record --source`` and ``calibrate --source`` spell a source.
 CAMERA_SOURCES = ("picamera2", "usb", "video", "folder", "generated", "none")
 #: Earlier spellings, still read: ``scenes`` is ``generated``; ``opencv`` is ``video`` with a

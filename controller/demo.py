@@ -33,12 +33,13 @@ from typing import IO, TYPE_CHECKING, Any, Mapping
 
 from controller.app import (DisplayHandle, TableController, button_event, cage_listener, open_devices,
                             open_display, serve, stream_event, take)
-from controller.camera import ReadPipeline
+from controller.camera import ReadPipeline, generated_options
 from controller.config import Config
 from controller.floor.publisher import DRAIN_S
 from controller.journal import Journal, JournalError, verify
 from controller.jsonlines import open_lines, read_lines
 from controller.players import Players
+from controller.rules import GAMES as RULES
 from controller.rules.money import dollars
 from controller.sdnotify import Notifier
 from controller.table import JournaledTable, JournalMismatch, Phase, Step, TableState, expects_roll, lights_for
@@ -51,7 +52,7 @@ if TYPE_CHECKING:
     from controller.floor.publisher import FloorPublisher
     from controller.web.serve import Listen
 
-GAMES = ("craps", "hazard", "bang")
+GAMES = tuple(RULES)
 ROLLS = {"craps": 5, "hazard": 2, "bang": 4}
 DEMO_SPIN_S = 0.3
 MAX_FRAMES_PER_ROLL = 300
@@ -140,7 +141,7 @@ class DemoTable:
         self.controller.listeners.append(self.printer)
         self.controller.listeners.append(
             lambda event, step, before: self.pipeline.arm() if expects_roll(before, step.state) else None)
-        self.camera = GeneratedSource(seed=seed, game=game, fps=config.camera["fps"],
+        self.camera = GeneratedSource(seed=seed, **generated_options(game), fps=config.camera["fps"],
                                       size=(config.camera["width"], config.camera["height"]), rest_s=0.4)
         self.frames = config.state_dir / game / "frames" if config.camera["save_frames"] else None
         self.pipeline = ReadPipeline(game, self.frames, fps=config.camera["fps"], spin_s=config.hazard["spin_seconds"])
@@ -196,7 +197,7 @@ class DemoTable:
 
     def film_roll(self, values: list[int]) -> dict[str, Any] | None:
         """Throw ``values`` in front of the camera; the read event of the still frame (None if none came)."""
-        self.camera.throw(values, self.game)
+        self.camera.throw(values)
         found = None
         for _ in range(MAX_FRAMES_PER_ROLL):
             if not self.camera.pending:

@@ -66,14 +66,13 @@ def run_table(config: Config, *, events: IO[str] | None = None, resume: bool = F
         if config.camera["source"] != "none":
             from controller.camera import start_camera
 
-            camera = start_camera(config, inputs.put)
+            # Recovered mid-roll: the dice may have landed meanwhile, unless those in view are ones
+            # the dealer voided (the rethrow then comes with motion).
+            camera = start_camera(config, inputs.put, roll_under_way=expects_roll(None, controller.state),
+                                  at_rest=not controller.state.voided, thrown=dice_thrown(None, controller.state))
             controller.listeners.append(
                 lambda event, step, before: camera.expect_roll(thrown=dice_thrown(before, step.state))
                 if expects_roll(before, step.state) else None)
-            if expects_roll(None, controller.state):
-                # Recovered mid-roll: the dice may have landed meanwhile, unless those in view are
-                # ones the dealer voided (the rethrow then comes with motion).
-                camera.expect_roll(at_rest=not controller.state.voided, thrown=dice_thrown(None, controller.state))
         stop = stop or threading.Event()
         if events is not None:
             skip = streamed_inputs(journal) if resume else 0

@@ -33,6 +33,7 @@ from torch import nn
 from training.train_reader import cbr, colour_aug, export, load_real, optimise
 from vision.reader import geometry as G
 from vision.scenes.render import render_scene
+from vision.scenes.table import DICE_SHOWN
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -61,7 +62,7 @@ def drawn(rng: np.random.Generator, count: int) -> list[tuple[np.ndarray, list[D
     out = []
     for i in range(count):
         setting = "cage" if rng.random() < 0.35 else "rail"
-        n = 3 if setting == "cage" else 2
+        n = DICE_SHOWN[setting]
         image, label = render_scene(rng, setting=setting, touching=bool(rng.random() < 0.1),
                                     leaning=int(rng.integers(n)) if i % 2 == 0 else None,
                                     at_rail=int(rng.integers(n)) if i % 4 == 1 else None)

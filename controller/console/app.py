@@ -226,7 +226,11 @@ class Console:
         """A dealer's input: into the table's queue, answered with what the table did."""
         session = self.auth.require(request, role="dealer", change=True)
         link = self.table()
-        event = _event(await read_body(request, MAX_BODY), allowed, request.url.path)
+        try:
+            body = await read_body(request, MAX_BODY)
+        except Denied as exc:  # too long: a malformed bet, refused as the contract's 422 (read no further)
+            raise _Unprocessable(exc.reason) from None
+        event = _event(body, allowed, request.url.path)
         try:
             stepped = await link.submit(event, session.user)
         except NotTaken as exc:

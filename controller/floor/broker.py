@@ -73,6 +73,8 @@ def parse_broker(url: str, *, username: str | None = None, password_file: str | 
             password = Path(password_file).read_text(encoding="utf-8").rstrip("\r\n")
         except (OSError, UnicodeError) as exc:
             raise BrokerError(f"cannot read the broker password file {password_file}: {exc}") from None
+        if not password:  # the broker would only say "not authorized", again and again
+            raise BrokerError(f"the broker password file {password_file} is empty: it holds the password alone")
     if password is not None and not user:
         raise BrokerError("a broker password needs a user name")
     if cafile and not Path(cafile).is_file():

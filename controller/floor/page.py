@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -28,7 +27,6 @@ from typing import Any
 
 from controller.floor.store import Alert, FloorStore, FloorStoreError
 
-log = logging.getLogger(__name__)
 
 COOKIE = "dicetable-floor"
 #: How often the page's view of the database is read again for the browsers.
@@ -219,10 +217,7 @@ def start_page(db: Path | str, listen: str, *, users: str | Path | None = None, 
         names = parse_hosts(hosts)
     except ValueError as exc:
         raise PageError(f"--hosts: {exc}") from None
-    users = Path(users) if users else default_users(db)
-    if not users.exists():
-        log.warning("floor page: nobody can log in until a user is added: dicetable user --users %s add NAME "
-                    "--role pit", users)
+    users = Path(users) if users else default_users(db)  # a file not there yet: UsersFile says how to add one
     if bool(certificate) != bool(key):
         raise PageError("--certificate and --key: both or neither")
     if not where.loopback and not certificate:

@@ -183,7 +183,8 @@ class FloorStore:
         if found is None:
             return None
         alert = Alert(int(found[0]), table, journal, seq, kind, message, raised)
-        log.error("floor ALERT: table %s, row %s of journal %s: %s", table, seq, (journal or "?")[:12], message)
+        where = f"journal {(journal or '?')[:12]}" if seq is None else f"row {seq} of journal {(journal or '?')[:12]}"
+        log.error("floor ALERT: table %s, %s: %s", table, where, message)
         return alert
 
     def set_status(self, table: str, status: dict[str, Any], *, live: bool) -> Alert | None:

@@ -103,7 +103,7 @@ class HostNames:
         return self.every_address and address is not None
 
     def __str__(self) -> str:
-        shown = sorted(self.names | ({"localhost", "127.0.0.1", "[::1]"} if self.loopback else set()))
+        shown = sorted(self.names | ({"localhost", "127.0.0.1", "::1"} if self.loopback else set()))
         return ", ".join(f"[{n}]" if ":" in n else n for n in shown) + (" or any address" if self.every_address else "")
 
 

@@ -231,7 +231,8 @@ class UsersFile:
             try:
                 self._users, self.problem = read_users(self.path), None
                 if not self._users:
-                    log.warning("no users in %s: nobody can log in to the console until `dicetable user add`", self.path)
+                    log.warning("no users in %s: nobody can log in until one is added: dicetable user --users %s add "
+                                "NAME --role dealer|pit", self.path, self.path)
             except UsersError as exc:
                 self._users, self.problem = {}, str(exc)
                 log.error("console logins refused until the users file is mended: %s", exc)

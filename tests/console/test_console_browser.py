@@ -54,6 +54,9 @@ def demo(tmp_path_factory):
     rolls = "6" if os.environ.get("DICETABLE_SCREENSHOTS") else "1"  # the README's pictures show a longer history
     process = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--keep-open", "--rolls", rolls,
                                 "--state-dir", "var", "--console", f"127.0.0.1:{port}"],
+                               # Ctrl-C as at a terminal: a run started in the background by a shell
+                               # (`make test &`) inherits SIGINT ignored, and would pass that on.
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
                                cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                                env={**os.environ, "PYTHONUNBUFFERED": "1"})
     said = []
@@ -150,8 +153,9 @@ def test_a_dealer_bets_for_three_seats_locks_and_pays_what_the_engine_settled(de
         dealer.click(f"[data-space={space}] .space-box")
         dealer.wait_for_selector(f"[data-space={space}] .chip[data-seat={seat}]")
         # The state is pushed before the answer reaches the page (docs/console.md): the chip may show
-        # a moment before the answer's row does.
-        dealer.wait_for_function("document.querySelector('#tapped').innerText.includes('journaled as row')")
+        # a moment before the answer's row does. (Waits go through locators: a wait_for_function
+        # evaluates a string, which the console's Content-Security-Policy may refuse.)
+        dealer.locator("#tapped", has_text="journaled as row").wait_for()
 
     # A bet over the space's maximum: refused, with the reason and the paragraph cited.
     dealer.click("button[data-seat=D]")
@@ -195,8 +199,7 @@ def test_a_dealer_bets_for_three_seats_locks_and_pays_what_the_engine_settled(de
 
     # The board, open all along, shows the new roll first.
     dice = dealer.locator("#roll .dice").first.get_attribute("data-dice")
-    board.wait_for_function("([before]) => document.querySelectorAll('.board-roll').length > before "
-                            "|| document.querySelectorAll('.board-roll').length >= 20", arg=[shown_before])
+    board.locator(".board-roll").nth(min(shown_before, 19)).wait_for()  # one more, or the board's 20
     assert board.locator(".board-roll.latest .dice").get_attribute("data-dice") == dice
     board.screenshot(path=str(shots / "console-board.png"))
     assert refused(dealer) == [] and refused(board) == []

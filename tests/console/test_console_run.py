@@ -131,6 +131,9 @@ def test_keep_open_keeps_one_games_table_and_a_lock_from_the_console_throws_the_
     port = free_port()
     process = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--keep-open", "--game", "hazard",
                                 "--rolls", "1", "--state-dir", str(tmp_path), "--console", f"127.0.0.1:{port}"],
+                               # Ctrl-C as at a terminal: a run started in the background by a shell
+                               # (`make test &`) inherits SIGINT ignored, and would pass that on.
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
                                cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                env={**os.environ, "PYTHONUNBUFFERED": "1"})
     try:

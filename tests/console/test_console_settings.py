@@ -114,6 +114,13 @@ def test_user_add_list_remove_with_the_location_before_or_after_the_action(tmp_p
     assert list(read_users(users)) == ["pete"]
 
 
+def test_user_list_of_a_file_without_users_says_so_on_stderr(tmp_path, capsys):
+    users = tmp_path / "no-such-users"
+    assert main(["user", "list", "--users", str(users)]) == 0
+    said = capsys.readouterr()
+    assert said.out == "" and f"no users in {users}" in said.err
+
+
 @pytest.mark.parametrize("argv, message", [
     (["user", "list"], "give --config FILE (the users file beside it) or --users FILE"),
     (["user", "--config", "nowhere.toml", "list"], "nowhere.toml: (file): no such file"),

@@ -290,10 +290,10 @@ def test_a_read_event_keeps_the_dice_boxes_and_the_frame_size(tmp_path):
     from controller.table import JournaledTable, Phase
     from vision.sources import GeneratedSource
 
-    camera = GeneratedSource(seed=5, game="craps", fps=30, size=(640, 480), rest_s=0.4)
+    camera = GeneratedSource(seed=5, fps=30, size=(640, 480), rest_s=0.4)
     pipeline = ReadPipeline("craps", tmp_path / "frames", fps=30)
     pipeline.arm()
-    camera.throw([2, 6], "craps")
+    camera.throw([2, 6])
     event = None
     for _ in range(400):
         if not camera.pending or event is not None:
@@ -329,10 +329,10 @@ def test_the_generated_camera_lays_dice_for_a_start_mid_roll(game):
     """The generated camera lays the dice for a start in the middle of a roll, as at a real table whose
     dice landed while the service was down: they lie in view from the first frame, no throw is
     filmed, and their read goes to the dealer, never settled alone."""
-    from controller.camera import AT_REST_REASON, ReadPipeline
+    from controller.camera import AT_REST_REASON, ReadPipeline, generated_options
     from vision.sources import GeneratedSource
 
-    source = GeneratedSource(seed=5, game=game, size=(640, 480), rest_s=0.5)
+    source = GeneratedSource(seed=5, **generated_options(game), size=(640, 480), rest_s=0.5)
     pipeline = ReadPipeline(game, None, fps=30, empty=source.empty_picture())
     camera = CameraThread(source, pipeline, sink=lambda event: None, seed=3)  # not started: fed here
     camera.expect_roll(at_rest=True)
@@ -349,11 +349,57 @@ def test_the_generated_camera_lays_dice_for_a_start_mid_roll(game):
 @pytest.mark.parametrize("game, thrown", [("craps", True), ("hazard", True), ("hazard", False)])
 def test_the_generated_camera_throws_only_dice_that_are_thrown(game, thrown):
     """A voided read in the cage leaves its dice lying until LOCK spins the cage again."""
-    from controller.camera import ReadPipeline
+    from controller.camera import ReadPipeline, generated_options
     from vision.sources import GeneratedSource
 
-    source = GeneratedSource(seed=5, game=game, size=(320, 240), rest_s=0.5)
+    source = GeneratedSource(seed=5, **generated_options(game), size=(320, 240), rest_s=0.5)
     camera = CameraThread(source, ReadPipeline(game, None, fps=30), sink=lambda event: None)
     camera.expect_roll(thrown=thrown)
     assert (source.pending > 0) is thrown
     source.close()
+
+
+def test_a_table_recovered_mid_roll_arms_the_camera_before_its_first_frame(tmp_path, monkeypatch):
+    """Armed after the camera began, the frames read meanwhile (the generated table still empty)
+    could pass for the landing area seen empty, and the dice laid then for a throw settled alone."""
+    from controller.camera import start_camera
+    from controller.config import load
+
+    config_file = tmp_path / "table.toml"
+    config_file.write_text('[table]\nstate_dir = "state"\n[camera]\nsource = "scenes"\n[display]\nport = "none"\n')
+    seen = []
+
+    def start(self):
+        seen.append((self.source.pending, self.pipeline._arm_at_rest.is_set(), self.source._count))
+        return self
+
+    monkeypatch.setattr(CameraThread, "start", start)
+    camera = start_camera(load(config_file), sink=lambda event: None, roll_under_way=True, at_rest=True)
+    camera.source.close()
+    pending, at_rest, frames_read = seen[0]
+    assert pending > 0 and at_rest and frames_read == 0
+
+
+@pytest.mark.parametrize("game", ["craps", "hazard", "bang"])
+def test_the_generated_camera_of_a_game_films_the_rules_count_of_dice_where_they_lie(game):
+    """`generated:game=G` on a command line or in a configuration: the camera knows no games, so the
+    app gives it the game's setting and the count of dice the rules say the game throws."""
+    from controller.camera import SETTING, open_camera
+    from controller.rules import DICE
+    from vision.sources import GeneratedSource
+
+    with open_camera(f"generated:seed=3,game={game},size=160x120") as source:
+        assert isinstance(source, GeneratedSource)
+        assert (source.setting, source.dice) == (SETTING[game], DICE[game])
+        source.throw([1] * DICE[game])
+        with pytest.raises(ValueError, match=f"throws {DICE[game]} dice"):
+            source.throw([1] * (DICE[game] + 1))
+    with open_camera({"type": "generated", "size": (160, 120)}, game=game) as source:  # an override: --game
+        assert source.dice == DICE[game]
+
+
+def test_a_generated_camera_of_an_unknown_game_is_refused_naming_the_games():
+    from controller.camera import open_camera
+
+    with pytest.raises(ValueError, match="game='poker': expected one of craps, bang, hazard"):
+        open_camera("generated:game=poker")

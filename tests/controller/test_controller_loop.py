@@ -496,7 +496,12 @@ def test_a_service_restarted_mid_roll_asks_the_camera_for_dice_already_at_rest(t
         def close(self):
             pass
 
-    monkeypatch.setattr("controller.camera.start_camera", lambda config, sink: Camera())
+    def start_camera(config, sink, *, roll_under_way=False, at_rest=False, thrown=True):
+        if roll_under_way:  # armed before the camera's first frame
+            asked.append((at_rest, thrown))
+        return Camera()
+
+    monkeypatch.setattr("controller.camera.start_camera", start_camera)
     assert run_table(config, events=io.StringIO(""), exit_at_end=True, out=io.StringIO()) == 0
     assert asked == []  # betting open: no roll expected
     with Journal.open(config.state_dir) as journal:

@@ -223,3 +223,12 @@ def test_an_event_stream_ends_when_its_user_logs_out(tmp_path, users):
             assert ended.wait(10) and received == ["event: floor"]
     finally:
         page.stop()
+
+
+def test_a_page_without_users_says_once_how_to_add_one(tmp_path, caplog):
+    users = tmp_path / "floor-users"
+    page = start_page(tmp_path / "floor.sqlite3", "127.0.0.1:0", users=str(users))
+    assert page is not None
+    page.stop()
+    said = [r.getMessage() for r in caplog.records if "nobody can log in" in r.getMessage()]
+    assert len(said) == 1 and f"dicetable user --users {users} add NAME" in said[0] and "console" not in said[0]

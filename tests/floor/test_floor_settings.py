@@ -78,3 +78,27 @@ def test_a_status_or_acknowledgement_too_deep_or_not_finite_is_refused_not_raise
         parse_status(payload)
     with pytest.raises(PayloadError):
         Ack.parse(payload)
+
+
+def test_the_readme_makes_the_floor_pages_users_file_readable_by_the_floor_service():
+    """A users file root makes gets the group `dicetable` by default: the floor's unit runs as another."""
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    unit = (repo / "systemd" / "dicetable-floor.service").read_text()
+    (group,) = [line.split("=", 1)[1].strip() for line in unit.splitlines() if line.startswith("Group=")]
+    (command,) = [line for line in (repo / "README.md").read_text().splitlines()
+                  if "dicetable user --users /etc/dicetable/floor-users add" in line]
+    assert f"--group {group}" in command
+
+
+def test_an_empty_broker_password_file_is_refused_at_the_start_not_by_the_broker_later(tmp_path, capsys):
+    from controller.cli import main
+
+    (tmp_path / "password").write_text("\n")
+    with pytest.raises(ConfigError) as caught:
+        _load(tmp_path, '[floor]\nbroker = "mqtt://x:1"\ntable_id = "a"\nusername = "a"\npassword_file = "password"\n')
+    assert any("password" in m and "empty" in m for _, m in caught.value.problems), caught.value.problems
+    assert main(["floor", "--db", str(tmp_path / "floor.sqlite3"), "--broker", "mqtt://127.0.0.1:1", "--username",
+                 "floor", "--password-file", str(tmp_path / "password"), "--listen", "none"]) == 2
+    assert "empty" in capsys.readouterr().err

@@ -46,6 +46,20 @@ def test_rows_in_order_are_kept_and_exported_exactly_as_received(tmp_path, capsy
     assert main(["floor", "--db", str(tmp_path / "floor.sqlite3"), "check"]) == 0
 
 
+def test_check_and_tables_print_compact_json_lines_as_every_command_does(tmp_path, capsys):
+    from controller.jsonlines import json_line
+
+    lines = journal_rows(tmp_path, 3)
+    with FloorStore(tmp_path / "floor.sqlite3") as store:
+        take(store, first_hash(lines[0]), lines)
+        store.raise_alert(TABLE, first_hash(lines[0]), 2, "cut", "rows were cut off its end")
+    for action, status in (("tables", 0), ("check", 1)):
+        capsys.readouterr()
+        assert main(["floor", "--db", str(tmp_path / "floor.sqlite3"), action]) == status
+        printed = capsys.readouterr().out.splitlines()
+        assert printed and all(line == json_line(json.loads(line)) for line in printed), printed
+
+
 def test_a_row_past_a_gap_is_not_kept_until_the_rows_between_come(tmp_path):
     lines = journal_rows(tmp_path, 5)
     journal = first_hash(lines[0])
@@ -74,6 +88,15 @@ def test_a_rewritten_row_raises_one_alert_that_check_names_by_table_and_row(tmp_
     assert main(["floor", "--db", str(db), "check"]) == 1
     err = capsys.readouterr().err
     assert "table craps-1, row 3" in err and "rewritten" in err
+
+
+def test_the_log_of_an_alert_that_names_no_row_says_the_journal_alone(tmp_path, caplog):
+    with FloorStore(tmp_path / "floor.sqlite3") as store:
+        store.begin()
+        store.receive(TABLE, "a" * 64, "[[[")
+        store.commit()
+    (said,) = [r.getMessage() for r in caplog.records if "ALERT" in r.getMessage()]
+    assert "row None" not in said and f"table {TABLE}, journal aaaaaaaaaaaa: " in said
 
 
 def test_a_live_status_ending_before_the_copy_is_a_cut_but_a_retained_one_is_not_judged(tmp_path):

@@ -45,6 +45,15 @@ def test_read_json_contract(capsys, images):
         assert len(die["box"]) == 4 and all(isinstance(v, int) for v in die["box"])
 
 
+def test_read_prints_a_short_line_by_default_and_its_help_says_so(capsys, images):
+    from controller.cli.commands import read
+
+    assert main(["read", "--game", "craps", str(images["good"])]) == 0
+    (line,) = capsys.readouterr().out.splitlines()
+    assert line.startswith(f"{images['good']}: ") and not line.startswith("{")
+    assert "--json" in read.HELP  # the summary `dicetable --help` lists must not promise JSON by default
+
+
 def test_bad_files_give_no_read_lines_and_the_command_goes_on(capsys, images):
     order = ["truncated", "text", "empty", "missing", "good"]
     status, lines = run_read(capsys, "--expect", "2", "--json", *(str(images[k]) for k in order))

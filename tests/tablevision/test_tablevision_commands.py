@@ -231,7 +231,8 @@ def test_calibrate_from_a_camera_asks_for_and_expects_the_games_dice(monkeypatch
     monkeypatch.setattr(vision.sources, "open_source", lambda spec: QueuingCamera())
     monkeypatch.setattr("builtins.input", lambda text: asked.append(text) or "")
     _, _, _, expect, filmed = calibrate._from_source("usb:0", 2, game)
-    assert expect == count and asked[1].startswith(f"Lay {count} dice at rest") and filmed == (game or "craps")
+    assert expect == count and asked[1].startswith(f"Lay {count} dice at rest")
+    assert filmed == ("cage" if game == "hazard" else "rail")
 
 
 def test_calibrate_names_a_camera_that_gives_no_frames_before_asking_anything(monkeypatch):
@@ -272,7 +273,7 @@ def test_calibrate_films_the_configured_camera_at_its_size_and_rate(tmp_path, mo
     spec, game = calibrate._table_camera(str(config))
     _, _, _, expect, filmed = calibrate._from_source(spec, 2, game)
     assert opened == [{"type": "usb", "target": 2, "size": (1280, 960), "fps": 15}]
-    assert (expect, filmed) == (3, "hazard")
+    assert (expect, filmed) == (3, "cage")
     config.write_text('[camera]\nsource = "scenes"\n')
     with pytest.raises(ValueError, match="no camera to calibrate"):
         calibrate._table_camera(str(config))

@@ -336,16 +336,16 @@ def test_fingers_resting_at_the_edge_are_not_a_roll_but_a_die_there_is():
     assert [type(e) for e in events] == [Settled]
 
 
-@pytest.mark.parametrize("game", ["craps", "hazard"])
-def test_the_demo_camera_and_the_detector_agree_roll_after_roll(game, drain_throw):
+@pytest.mark.parametrize("setting", ["rail", "cage"])
+def test_the_demo_camera_and_the_detector_agree_roll_after_roll(setting, drain_throw):
     """As the demo plays: no calibration, armed at each lock, frames read only while a throw plays."""
     from vision.sources import GeneratedSource
 
-    src = GeneratedSource(seed=8, game=game, size=(320, 240), rest_s=0.4)
-    det = SettleDetector(SettleConfig(mode="cage" if game == "hazard" else "rail"))
+    src = GeneratedSource(seed=8, setting=setting, size=(320, 240), rest_s=0.4)
+    det = SettleDetector(SettleConfig(mode=setting))
     rng = np.random.default_rng(8)
     for roll in range(1, 4):
-        values = [int(v) for v in rng.integers(1, 7, 3 if game == "hazard" else 2)]
+        values = [int(v) for v in rng.integers(1, 7, src.dice)]
         det.arm()
         src.throw(values)
         settled = drain_throw(src, det)

@@ -413,9 +413,9 @@ def test_open_source_refuses_options_the_source_cannot_use_at_once(spec, why):
 
 
 def test_open_source_accepts_the_documented_options(image_folder: Path):
-    with open_source("generated:seed=3,game=hazard,size=320x240,realtime=1,fps=15") as src:
+    with open_source("generated:seed=3,setting=cage,dice=3,size=320x240,realtime=1,fps=15") as src:
         assert isinstance(src, GeneratedSource)
-        assert (src.seed, src.game, src.size, src.realtime, src.fps) == (3, "hazard", (320, 240), True, 15.0)
+        assert (src.seed, src.setting, src.dice, src.size, src.realtime, src.fps) == (3, "cage", 3, (320, 240), True, 15.0)
     with open_source({"type": "folder", "path": str(image_folder), "loop": True, "fps": 10}) as folder:
         assert isinstance(folder, FolderSource)
         assert folder.loop and folder.fps == 10
@@ -466,21 +466,40 @@ def test_generated_source_is_deterministic_for_a_seed():
     assert not all(np.array_equal(x, y) for x, y in zip(a, c))
 
 
-def test_generated_hazard_keeps_its_dice_in_the_cage_between_spins():
-    src = GeneratedSource(seed=2, game="craps", size=(320, 240), rest_s=0.3)
-    src.throw([1, 2, 3], game="hazard")
+def test_generated_cage_keeps_its_dice_between_spins():
+    src = GeneratedSource(seed=2, setting="cage", size=(320, 240), rest_s=0.3)
+    assert len(src.read().meta["values"]) == 3  # dice lie in the dish from the start
+    src.throw([1, 2, 3])
     while src.pending:
         last = src.read()
-    assert sorted(last.meta["values"]) == [1, 2, 3] and last.meta["game"] == "hazard"
+    assert sorted(last.meta["values"]) == [1, 2, 3]
     assert sorted(src.read().meta["values"]) == [1, 2, 3]
 
 
-@pytest.mark.parametrize("values, game", [([1, 2, 3], "craps"), ([0, 4], "craps"), ([7, 1], "bang"), ([1, 2], "hazard"), ([1, 2], "poker")])
-def test_generated_source_refuses_impossible_throws(values, game):
-    src = GeneratedSource(seed=0, size=(160, 120))
+def test_generated_source_throws_the_count_of_dice_it_is_given_not_the_settings_usual():
+    src = GeneratedSource(seed=4, setting="rail", dice=3, size=(320, 240), rest_s=0.3)
+    src.throw([1, 2, 3])
+    frames = []
+    while src.pending:
+        frames.append(src.read())
+    assert any(f.meta["values"] == (1, 2, 3) and not f.meta["moving"] for f in frames)
+    with pytest.raises(ValueError, match="throws 3 dice"):
+        src.throw([1, 2])
+
+
+@pytest.mark.parametrize("values, setting", [([1, 2, 3], "rail"), ([0, 4], "rail"), ([7, 1], "rail"), ([1, 2], "cage")])
+def test_generated_source_refuses_impossible_throws(values, setting):
+    src = GeneratedSource(seed=0, setting=setting, size=(160, 120))
     with pytest.raises(ValueError):
-        src.throw(values, game=game)
+        src.throw(values)
     assert src.pending == 0
+
+
+@pytest.mark.parametrize("options, why", [({"setting": "poker"}, "unknown setting 'poker'"),
+                                          ({"dice": 0}, "dice=0"), ({"dice": True}, "dice=True")])
+def test_generated_source_refuses_a_setting_or_count_of_dice_it_cannot_film(options, why):
+    with pytest.raises(ValueError, match=why):
+        GeneratedSource(seed=0, size=(160, 120), **options)
 
 
 def test_generated_throw_can_end_with_touching_or_leaning_dice():

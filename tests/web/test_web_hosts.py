@@ -62,6 +62,13 @@ def test_a_page_reached_by_another_sites_name_is_refused_with_the_reason():
         assert client.get("/").json() == {"hello": True}
 
 
+def test_the_names_answered_are_listed_once_each_in_the_form_a_browser_uses():
+    assert str(HostNames("127.0.0.1")) == "127.0.0.1, [::1], localhost"
+    assert str(HostNames("::1", ["::1", "table7.lan"])) == "127.0.0.1, [::1], localhost, table7.lan"
+    assert str(HostNames("0.0.0.0", ["table7.lan"])) == "127.0.0.1, [::1], localhost, table7.lan or any address"
+    assert str(HostNames("192.168.10.7")) == "192.168.10.7"
+
+
 def test_a_request_without_one_host_is_refused():
     import asyncio
     import json

@@ -12,7 +12,9 @@ import sys
 from pathlib import Path
 
 HELD_OUT_FROM = 900_000
-DEFAULT_CACHE = Path(os.environ.get("DICETABLE_RENDER_CACHE", "/work/.cache/dicetable-render"))
+#: Beside the checkout (``../.cache/dicetable-render``), where training/README.md's commands look.
+DEFAULT_CACHE = Path(os.environ.get("DICETABLE_RENDER_CACHE",
+                                    Path(__file__).resolve().parents[3] / ".cache" / "dicetable-render"))
 SIZES = ((640, 480), (1280, 960))
 
 

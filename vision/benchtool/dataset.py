@@ -23,6 +23,7 @@ import numpy as np
 from vision.benchtool.labels import LabelError, boxed_die, write_class_names, yolo_line
 from vision.model import frame_size
 from vision.scenes.render import SceneLabel, render_scene
+from vision.scenes.table import DICE_SHOWN
 
 
 def yolo_lines(label: SceneLabel, width: int, height: int) -> list[str]:
@@ -42,7 +43,7 @@ def write_dataset(out_dir: str | Path, count: int, seed: int = 0, size: tuple[in
         writer.writerow(["image", "values", "setting", "touching", "leaning"])
         for i in range(count):
             setting = "cage" if rng.random() < 0.35 else "rail"
-            n = 3 if setting == "cage" else 2
+            n = DICE_SHOWN[setting]
             kind = rng.random()
             image, label = render_scene(
                 rng, setting=setting, size=size,

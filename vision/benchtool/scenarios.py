@@ -14,7 +14,7 @@ import numpy as np
 
 from vision.scenes.motion import bump, hand_pass, rest, throw, wobble
 from vision.scenes.render import SceneRenderer, SceneState, place_dice
-from vision.scenes.table import Table, make_table
+from vision.scenes.table import DICE_SHOWN, Table, make_table
 from vision.sources.base import Frame
 
 SCENARIOS = ("roll", "bump_after", "bump_before", "hand_over_dice", "hand_on_empty", "two_quick", "never_settles", "cage")
@@ -55,7 +55,7 @@ def build(name: str, seed: int = 0, size: tuple[int, int] = (640, 480)) -> Scena
     setting = "cage" if name == "cage" else "rail"
     table = make_table(setting, rng, size)
     sc = Scenario(name, table, SceneRenderer(table, rng))
-    n = 3 if setting == "cage" else 2
+    n = DICE_SHOWN[setting]
     vals = lambda: tuple(int(v) for v in rng.integers(1, 7, n))  # noqa: E731
     empty = SceneState()
     if name == "roll":

@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 
 from vision.scenes.die import DieLook, draw_die, orientation, top_value
-from vision.scenes.table import Table, cage_wires, draw_wires, make_table
+from vision.scenes.table import DICE_SHOWN, Table, cage_wires, draw_wires, make_table
 
 
 @dataclass(frozen=True)
@@ -349,14 +349,14 @@ def render_scene(
 ) -> tuple[np.ndarray, SceneLabel]:
     """One labelled still scene: dice at rest on a freshly drawn table.
 
-    ``values`` defaults to two random dice (three in the cage). Everything not
+    ``values`` defaults to random dice, as many as the setting shows (:data:`DICE_SHOWN`). Everything not
     given (table colours, light, die size, dice colour, noise, blur, how far
     the camera leans back from straight above: ``tilt`` in radians) is drawn
     from ``seed``.
     """
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     if values is None:
-        values = tuple(int(v) for v in rng.integers(1, 7, 3 if setting == "cage" else 2))
+        values = tuple(int(v) for v in rng.integers(1, 7, DICE_SHOWN[setting]))
     table = make_table(setting, rng, size)
     if camera is None:
         camera = Camera(

@@ -12,11 +12,16 @@ milliseconds.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 import cv2
 import numpy as np
 
-SETTINGS = ("rail", "cage")
+Setting = Literal["rail", "cage"]
+SETTINGS: tuple[Setting, ...] = ("rail", "cage")
+#: How many dice a scene of each setting shows unless told: two on a craps or Bang rail, three in
+#: the hazard cage. A game's count is the rules' (``controller.rules.DICE``); the app passes it on.
+DICE_SHOWN: dict[str, int] = {"rail": 2, "cage": 3}
 
 
 @dataclass

@@ -9,6 +9,10 @@ dish between spins. :meth:`GeneratedSource.lay` shows dice already at rest, as a
 camera started in the middle of a roll finds them. Each frame's ``meta`` carries the ground truth
 (``throw``, ``moving``, ``values``), which the controller compares with the
 read and the settle benchmark uses as its reference.
+
+The source knows settings (``rail``, ``cage``) and a count of dice, not games: which game
+throws how many dice is the rules' (``controller.rules.DICE``), and the app passes the
+count and the setting of its game (``controller.camera.generated_options``).
 """
 from __future__ import annotations
 
@@ -20,22 +24,21 @@ import numpy as np
 
 from vision.scenes.motion import hand_pass, rest, throw
 from vision.scenes.render import SceneRenderer, SceneState, place_dice
-from vision.scenes.table import make_table
+from vision.scenes.table import DICE_SHOWN, SETTINGS, Setting, make_table
 from vision.sources.base import Frame, FrameSource, HealthState, Pacer, SourceUnavailable
-
-GAME_SETTING = {"craps": "rail", "bang": "rail", "hazard": "cage"}
-GAME_DICE = {"craps": 2, "bang": 2, "hazard": 3}
 
 
 class GeneratedSource(FrameSource):
-    """Seeded generated camera at ``fps``; ``throw(values, game)`` queues one roll.
+    """Seeded generated camera at ``fps`` filming ``dice`` dice in ``setting``; ``throw(values)``
+    queues one roll.
 
     ``realtime`` paces :meth:`read` to ``fps`` like a camera; otherwise frames
     come as fast as they are rendered and timestamps are ``index / fps``
     (deterministic, for tests and benchmarks). ``rest_s`` is how long the dice
     lie still before the hand takes them (rail table); ``lead_s`` how long the
     table is shown as it is before the dice fly (the shooter picking them up),
-    so that a throw is never the very first thing a camera sees.
+    so that a throw is never the very first thing a camera sees. ``dice`` defaults to the
+    setting's usual count (:data:`vision.scenes.table.DICE_SHOWN`).
     """
 
     name = "generated"
@@ -43,7 +46,8 @@ class GeneratedSource(FrameSource):
     def __init__(
         self,
         seed: int = 0,
-        game: str = "craps",
+        setting: Setting = "rail",
+        dice: int | None = None,
         size: tuple[int, int] = (640, 480),
         fps: float = 30.0,
         realtime: bool = False,
@@ -63,54 +67,49 @@ class GeneratedSource(FrameSource):
         self._count = 0
         self._pacer = Pacer()
         self._closed = False
-        self.game = ""
-        self._idle = SceneState()
-        self._switch(game)
-        self._set_health(HealthState.OK)
-
-    def _switch(self, game: str) -> None:
-        if game not in GAME_SETTING:
-            raise ValueError(f"unknown game {game!r}: expected one of {', '.join(GAME_SETTING)}")
-        if self.game and GAME_SETTING[game] == GAME_SETTING[self.game]:
-            self.game = game
-            return
-        self.game = game
-        self.table = make_table(GAME_SETTING[game], self._rng, self.size)
+        if setting not in SETTINGS:
+            raise ValueError(f"unknown setting {setting!r}: expected one of {', '.join(SETTINGS)}")
+        if dice is None:
+            dice = DICE_SHOWN[setting]
+        if isinstance(dice, bool) or not isinstance(dice, int) or dice < 1:
+            raise ValueError(f"dice={dice!r}: expected a whole number of dice, 1 or more")
+        self.setting: Setting = setting
+        self.dice = dice
+        self.table = make_table(setting, self._rng, self.size)
         self.renderer = SceneRenderer(self.table, self._rng)
-        if self.table.setting == "cage":  # the dice lie in the cage from the start
-            start = tuple(int(v) for v in self._rng.integers(1, 7, GAME_DICE[game]))
+        if setting == "cage":  # the dice lie in the cage from the start
+            start = tuple(int(v) for v in self._rng.integers(1, 7, dice))
             self._idle = SceneState(dice=place_dice(self._rng, self.table, start))
         else:
             self._idle = SceneState()
+        self._set_health(HealthState.OK)
 
     @property
     def pending(self) -> int:
         """Frames still queued for the throws asked for (0: showing the idle table)."""
         return len(self._queue)
 
-    def throw(self, values: Sequence[int], game: str | None = None, touching: bool = False, leaning: int | None = None) -> int:
+    def throw(self, values: Sequence[int], touching: bool = False, leaning: int | None = None) -> int:
         """Queue a throw that ends with ``values`` at rest; returns the throw's number (from 1).
 
-        Queued behind any throw still playing. Switching between a rail game
-        and hazard changes the table shown (and drops what was still queued
-        for the other table). ``touching``: the first two dice
+        Queued behind any throw still playing. ``touching``: the first two dice
         end up touching; ``leaning``: the index of a die that ends leaning on
         the rail (or on the cage's floor), for the reader's refusals.
         """
-        vals = self._roll_of(values, game)
+        vals = self._roll_of(values)
         start = self._queue[-1][0] if self._queue else self._idle
         states = rest(start, self.lead_frames)
         states += throw(self._rng, self.table, vals, rest_frames=self.rest_frames, touching=touching, leaning=leaning, start_dice=start.dice)
         return self._enqueue(states)
 
-    def lay(self, values: Sequence[int], game: str | None = None) -> int:
+    def lay(self, values: Sequence[int]) -> int:
         """From the next frame on, show dice at rest showing ``values``, with no throw filmed; returns
         the throw's number.
 
         What a camera started in the middle of a roll finds: the dice landed while the table was
         down. Whatever was queued is dropped. On the rail the hand takes the dice after ``rest_s``;
         in the cage they lie until the next throw (spin)."""
-        vals = self._roll_of(values, game)
+        vals = self._roll_of(values)
         self._queue.clear()
         landed = SceneState(dice=place_dice(self._rng, self.table, vals))
         return self._enqueue(rest(landed, self.rest_frames))
@@ -123,17 +122,11 @@ class GeneratedSource(FrameSource):
             return None
         return self.renderer.reference(SceneState())
 
-    def _roll_of(self, values: Sequence[int], game: str | None) -> tuple[int, ...]:
-        """``values`` checked for ``game`` (this table's by default), switching the table shown to it."""
-        game = game or self.game
-        if game not in GAME_SETTING:
-            raise ValueError(f"unknown game {game!r}: expected one of {', '.join(GAME_SETTING)}")
+    def _roll_of(self, values: Sequence[int]) -> tuple[int, ...]:
+        """``values`` checked: this source's count of dice, each 1-6; ``ValueError`` otherwise."""
         vals = tuple(int(v) for v in values)
-        if len(vals) != GAME_DICE[game] or not all(1 <= v <= 6 for v in vals):
-            raise ValueError(f"{game} throws {GAME_DICE[game]} dice with values 1-6, got {list(values)}")
-        if game != self.game:
-            self._queue.clear()
-            self._switch(game)
+        if len(vals) != self.dice or not all(1 <= v <= 6 for v in vals):
+            raise ValueError(f"this table throws {self.dice} dice with values 1-6, got {list(values)}")
         return vals
 
     def _enqueue(self, states: list[SceneState]) -> int:
@@ -164,7 +157,6 @@ class GeneratedSource(FrameSource):
             "throw": number,
             "moving": label.moving,
             "values": label.values,
-            "game": self.game,
             "label": label,
         }
         frame = Frame(image, stamp, self._count, meta)

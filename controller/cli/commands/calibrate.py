@@ -12,7 +12,9 @@ configuration at it), the mask and empty-table PNGs, and
 from __future__ import annotations
 
 import argparse
-from typing import Any, Mapping
+from typing import Any, Literal, Mapping
+
+from controller.rules import GAMES
 
 NAME = "calibrate"
 HELP = "measure the landing area, die size and dice colours from frames of the empty table and of dice at rest"
@@ -29,7 +31,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--expect", type=int, default=None, help="how many dice lie in each dice frame: only frames showing that many apart are measured, "
                              "and none is refused (give it: it catches dice touching in a cluster); with a camera "
                              "--source, the game's dice by default (2, or 3 with --game hazard)")
-    parser.add_argument("--game", choices=("craps", "bang", "hazard"), default=None,
+    parser.add_argument("--game", choices=tuple(GAMES), default=None,
                         help="which table (default: a rail table); hazard: the cage, whose wires may move between "
                              "the empty table and the dice; with the generated source, also which table to film")
     parser.add_argument("--out", default="calibration", help="folder to write (default ./calibration)")
@@ -81,17 +83,17 @@ def _missing_inputs(args: argparse.Namespace) -> str | None:
 
 
 def _from_source(spec: str | Mapping[str, Any], frames: int,
-                 game: str | None) -> tuple[list, list, list, int, str]:
+                 game: str | None) -> tuple[list, list, list, int, Literal["rail", "cage"]]:
     """Frames of the empty table and of dice at rest from a camera source, the dice frames at
     full resolution where the camera gives them (else none), the number of dice laid, and the
-    game filmed (a generated source films its own game; a camera, ``game``'s)."""
+    setting filmed (``rail`` or ``cage``: a generated source films its own; a camera, ``game``'s)."""
     import numpy as np
 
-    from controller.camera import SETTING
+    from controller.camera import SETTING, open_camera
     from controller.rules import DICE
     from vision.scenes import SceneState
     from vision.settle import SettleConfig, SettleDetector, Settled
-    from vision.sources import BrokenFrame, GeneratedSource, SourceUnavailable, open_source, parse_spec
+    from vision.sources import BrokenFrame, GeneratedSource, SourceUnavailable, parse_spec
 
     def grab(source, n: int) -> list:
         out: list = []
@@ -106,25 +108,25 @@ def _from_source(spec: str | Mapping[str, Any], frames: int,
         return out
 
     generated = parse_spec(spec)["type"] == "generated"
-    source = open_source(spec, game=game) if game and generated else open_source(spec)
+    source = open_camera(spec, game=game) if game and generated else open_camera(spec)
     with source:
         if isinstance(source, GeneratedSource):
             empty: list = []
-            if SETTING[source.game] == "rail":
+            if source.setting == "rail":
                 empty = [f.image for f in grab(source, frames)]
             else:
                 # The installer opens the cage and takes the dice out; here: the dish drawn without them.
                 empty = [source.renderer.render(SceneState())[0] for _ in range(frames)]
             rng = np.random.default_rng(source.seed)
-            source.throw(rng.integers(1, 7, DICE[source.game]).tolist())
-            detector = SettleDetector(SettleConfig(mode=SETTING[source.game], fps=source.fps), empty=empty[0])
+            source.throw(rng.integers(1, 7, source.dice).tolist())
+            detector = SettleDetector(SettleConfig(mode=source.setting, fps=source.fps), empty=empty[0])
             detector.arm()
             while True:
                 event = detector.feed(source.read())
                 if isinstance(event, Settled):
                     break
             dice = grab(source, frames)
-            return empty, [f.image for f in dice], _full(dice), DICE[source.game], source.game
+            return empty, [f.image for f in dice], _full(dice), source.dice, source.setting
         # The installer lays the game's dice, so their count is known: frames showing another number
         # (dice touching in a cluster, which can pass for one big die) are then not measured.
         game = game or "craps"
@@ -136,7 +138,7 @@ def _from_source(spec: str | Mapping[str, Any], frames: int,
         input(f"Lay {count} dice at rest in the landing area, apart from each other, then press Enter... ")
         grab(source, STALE_FRAMES)
         dice = grab(source, frames)
-        return empty, [f.image for f in dice], _full(dice), count, game
+        return empty, [f.image for f in dice], _full(dice), count, SETTING[game]
 
 
 def _full(frames: list) -> list:
@@ -190,11 +192,12 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.source or args.config:
             spec, configured = _table_camera(args.config) if args.config else (args.source, None)
-            empty, dice, full, seen, game = _from_source(spec, args.frames, game or configured)
+            empty, dice, full, seen, mode = _from_source(spec, args.frames, game or configured)
             expect = expect or seen
         else:
             empty, dice, full = _images(args.empty, "--empty"), _images(args.dice, "--dice"), []
-        result = calibrate(empty, dice, expect=expect, mode=SETTING[game] if game else "rail",
+            mode = SETTING[game] if game else "rail"
+        result = calibrate(empty, dice, expect=expect, mode=mode,
                            full_dice_frames=full)
         path = save_calibration(result, args.out)
     except (CalibrationError, SourceError, FileNotFoundError, ValueError, OSError) as exc:  # SourceError: EndOfStream too

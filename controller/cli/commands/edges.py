@@ -13,10 +13,12 @@ import argparse
 import json
 import sys
 
+from controller.rules import GAMES
+
 NAME = "edges"
 HELP = "exact house edge of every bet, from the rules engine (Markov chain over the dice)"
 
-_GAMES = ("craps", "hazard", "bang")
+_GAMES = tuple(GAMES)
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

@@ -13,7 +13,6 @@ Read-only actions open the database beside the running service.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 NAME = "floor"
@@ -97,24 +96,27 @@ def _export(store, table: str, journal: str | None) -> int:
 
 def _check(store) -> int:
     from controller.floor.check import alert_problems, chain_problems
+    from controller.jsonlines import json_line
 
     problems = chain_problems(store.raw_rows()) + alert_problems(store.alerts())
     journals = sum(len(store.journals(t)) for t in store.tables())
     for problem in problems:
-        print(json.dumps(problem.to_json()))
+        print(json_line(problem.to_json()))
         print(f"dicetable floor check: {problem}", file=sys.stderr)
     if not problems:
-        print(json.dumps({"ok": True, "tables": len(store.tables()), "journals": journals}))
+        print(json_line({"ok": True, "tables": len(store.tables()), "journals": journals}))
     return 1 if problems else 0
 
 
 def _tables(store) -> int:
+    from controller.jsonlines import json_line
+
     states = store.states()
     for table in store.tables():
         state = states.get(table, {})
-        print(json.dumps({"table": table, "online": state.get("online"), "status": state.get("status"),
-                          "journals": [{"journal": j, "first_ts": ts, "rows": n} for j, ts, n in store.journals(table)],
-                          "alerts": len(store.alerts(table))}))
+        print(json_line({"table": table, "online": state.get("online"), "status": state.get("status"),
+                         "journals": [{"journal": j, "first_ts": ts, "rows": n} for j, ts, n in store.journals(table)],
+                         "alerts": len(store.alerts(table))}))
     return 0
 
 
@@ -159,10 +161,11 @@ def _serve(args: argparse.Namespace) -> int:
             page.stop()
         return 2
     from controller.floor.backends import describe
+    from controller.jsonlines import json_line
 
     # One JSON line once it runs (standard output carries JSON only): the database, the broker, the page.
-    print(json.dumps({"floor": describe(args.db), "broker": broker.url, "page": page.url if page is not None else None,
-                      "client_id": service.client_id}), flush=True)
+    print(json_line({"floor": describe(args.db), "broker": broker.url, "page": page.url if page is not None else None,
+                     "client_id": service.client_id}), flush=True)
     try:
         while not stop.wait(0.5):
             if not service.alive:

@@ -1,4 +1,4 @@
-"""`dicetable read`: read the dice in image files, one JSON line per image.
+"""`dicetable read`: read the dice in image files, one line per image (``--json``: JSON lines).
 
 A folder stands for every image under it, as ``dicetable bench`` finds them.
 A file that is missing or not a decodable image (too large, a pipe, not an
@@ -16,7 +16,7 @@ from controller.cli.argtypes import positive_number
 from controller.rules import DICE
 
 NAME = "read"
-HELP = "read the dice in still images (one JSON line per image)"
+HELP = "read the dice in still images (a line per image; --json: JSON lines)"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

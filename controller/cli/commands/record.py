@@ -36,8 +36,8 @@ def run(args: argparse.Namespace) -> int:
 
     import numpy as np
 
-    from vision.sources import BrokenFrame, EndOfStream, GeneratedSource, SourceUnavailable, open_source
-    from controller.rules import DICE
+    from controller.camera import open_camera
+    from vision.sources import BrokenFrame, EndOfStream, GeneratedSource, SourceUnavailable
     from vision.sources.recording import Recorder
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
         print("dicetable record: --every must be at least 1", file=sys.stderr)
         return 2
     try:
-        source = open_source(args.source)
+        source = open_camera(args.source)
     except (ValueError, SourceUnavailable) as exc:
         print(f"dicetable record: {exc}", file=sys.stderr)
         return 2
@@ -81,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
                         if args.throws:
                             break  # every throw asked for has been filmed
                     else:
-                        source.throw(rng.integers(1, 7, DICE[source.game]).tolist())
+                        source.throw(rng.integers(1, 7, source.dice).tolist())
                         throws_left -= 1
                 try:
                     frame = source.read()

@@ -12,6 +12,8 @@ import argparse
 import sys
 from typing import IO, TYPE_CHECKING, Iterator
 
+from controller.rules import GAMES
+
 if TYPE_CHECKING:
     from controller.rules import TableConfig
 
@@ -20,7 +22,7 @@ HELP = "replay game events (JSON lines) through the rules engine and print the s
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--game", required=True, choices=("craps", "hazard", "bang"))
+    parser.add_argument("--game", required=True, choices=tuple(GAMES))
     parser.add_argument("file", metavar="FILE", help="JSON-lines events, or - for standard input")
     parser.add_argument("--config", metavar="TOML",
                         help="the table's configuration file: replay with its [rules] limits and options "

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from controller.cli.argtypes import at_least
+from controller.rules import GAMES
 
 if TYPE_CHECKING:
     from controller.config import Config
@@ -71,7 +72,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--keep-open", action="store_true",
                         help="demo: play one game's demo, then keep its table and console open until interrupted "
                              "(a LOCK throws generated dice)")
-    parser.add_argument("--game", choices=("craps", "hazard", "bang"),
+    parser.add_argument("--game", choices=tuple(GAMES),
                         help="demo: play only this game (with --keep-open: the game kept open, default craps)")
     parser.add_argument("--floor", metavar="URL",
                         help="demo: publish each game's journal to this MQTT broker (mqtt://HOST:PORT or mqtts://, "
@@ -209,7 +210,7 @@ def run(args: argparse.Namespace) -> int:
         events = open_lines(args.events)
     if args.config is None and not args.events:
         from controller.console.start import DEMO_LISTEN
-        from controller.demo import GAMES, run_demo
+        from controller.demo import run_demo
         from controller.floor.broker import BrokerError, parse_broker
 
         try:
@@ -217,7 +218,7 @@ def run(args: argparse.Namespace) -> int:
         except BrokerError as exc:
             print(f"dicetable run: --floor: {exc}", file=sys.stderr)
             return 2
-        games = (args.game,) if args.game else ("craps",) if args.keep_open else GAMES
+        games = (args.game,) if args.game else ("craps",) if args.keep_open else tuple(GAMES)
         listen = None if args.console == OFF else args.console or DEMO_LISTEN
         return run_demo(config, rolls=args.rolls, seed=7 if args.seed is None else args.seed,
                         state_dir=args.state_dir, bets_file=args.bets, floor=floor, console=listen, games=games,

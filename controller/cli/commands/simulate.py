@@ -15,11 +15,12 @@ import math
 import sys
 
 from controller.cli.argtypes import at_least
+from controller.rules import GAMES
 
 NAME = "simulate"
 HELP = "play seeded random rolls with chosen bets: measured edge, confidence interval, rolls per second"
 
-_GAMES = ("craps", "hazard", "bang")
+_GAMES = tuple(GAMES)
 MAX_ROLLS = 1_000_000_000  # about ten minutes at the measured 1.7 million rolls per second
 
 

@@ -84,8 +84,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         path = _location(args)
         if args.action == "list":
-            for user in sorted(read_users(path).values(), key=lambda u: u.name):
+            users = read_users(path)
+            for user in sorted(users.values(), key=lambda u: u.name):
                 print(f"{user.name} {user.role}")
+            if not users:  # a mistyped path looks the same: say which file holds nobody
+                print(f"dicetable user: no users in {path}: nobody can log in until one is added", file=sys.stderr)
             return 0
         if args.action == "remove":
             if not remove_user(path, args.name):
