@@ -11,7 +11,8 @@ of the frames (``HOLDOUT``) is held back; the rest trains:
 
 Both classifiers are fine-tuned from the base model's networks (read back from their ONNX files),
 the leaning check is kept, and the policy is chosen on the training frames
-(``training.thresholds``). The held-out frames are then read with the new model and with the
+(``training.thresholds``) among bars as strict as the base's or stricter: a laxer bar that the
+training frames allow is not shown safe on frames the model has not seen. The held-out frames are then read with the new model and with the
 base, both sets of figures are printed, and MODEL_DIR is written only when the new model settles
 none of them wrongly and settles at least as many: exit 0 when written, 1 when the gate refuses
 (nothing is written), 2 on an error. The policy's provenance records the command, the frames and
@@ -199,10 +200,12 @@ def _train(base: ReaderModel, frames: list[Frame], out: Path, seed: int, log, st
 
 
 def _choose_policy(candidate: ReaderModel, frames: list[Frame]):
-    from training.thresholds import choose, collect
+    """The policy chosen on the training frames, its bars no laxer than the base's (which the
+    candidate carries until then)."""
+    from training.thresholds import choose, collect, no_laxer_than
 
     cases = collect((("train", f.item, f.image) for f in frames), candidate.nets, candidate.policy)
-    return choose(cases, candidate.policy)[0]
+    return choose(cases, candidate.policy, no_laxer_than(candidate.policy))[0]
 
 
 def _install(staged: Path, out: Path) -> None:

@@ -36,6 +36,29 @@ GRID: dict[str, tuple[float, ...]] = {
     "leaning_doubt": (0.3, 0.5, 0.7),
 }
 
+#: Which way each bar of ``GRID`` grows stricter: a higher "sure" bar settles fewer dice, a lower
+#: leaning doubt asks the dealer about more of them.
+STRICTER_WHEN_HIGHER: dict[str, bool] = {
+    "sure_alone": True,
+    "sure_with_pips": True,
+    "sure_doubted": True,
+    "sure_doubted_second_look": True,
+    "leaning_doubt": False,
+}
+
+
+def no_laxer_than(base: ReadPolicy, grid: dict[str, tuple[float, ...]] = GRID) -> dict[str, tuple[float, ...]]:
+    """``grid`` cut to the bars as strict as ``base``'s or stricter, ``base``'s own value always
+    among them. A table's few frames are too few to show that a laxer bar is safe on frames not
+    yet seen: bars chosen on them may only tighten the base's."""
+    cut = {}
+    for key, values in grid.items():
+        floor = getattr(base, key)
+        higher = STRICTER_WHEN_HIGHER[key]
+        kept = {v for v in values if (v >= floor if higher else v <= floor)} | {floor}
+        cut[key] = tuple(sorted(kept))
+    return cut
+
 
 @dataclass(frozen=True)
 class Case:
