@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -53,6 +54,21 @@ def test_the_held_out_share_is_fixed_by_the_seed():
     again = learn_module.split(list(reversed(frames)), 0)
     assert [f.item.path for f in again[1]] == [f.item.path for f in held]
     assert [f.item.path for f in learn_module.split(frames, 1)[1]] != [f.item.path for f in held]
+
+
+def test_the_policy_learned_is_no_laxer_than_the_base_s(monkeypatch):
+    # the training frames would settle more at a lower "sure" bar than the base's: it is kept all the same
+    from types import SimpleNamespace
+
+    import training.thresholds as chooser
+    from tests.reader.test_reader_policy_choice import case
+    from vision.reader.policy import DEFAULT_POLICY
+
+    cases = [case((3, 5), 0.0, sure=0.85), case((2, 6), 0.0, sure=0.85)]
+    monkeypatch.setattr(chooser, "collect", lambda images, nets, base: cases)
+    base = replace(DEFAULT_POLICY, sure_alone=0.9)
+    chosen = learn_module._choose_policy(SimpleNamespace(nets=None, policy=base), [frame((3, 5)), frame((2, 6))])
+    assert chosen.sure_alone >= 0.9
 
 
 def fixed_figures(monkeypatch, base, new):
