@@ -17,6 +17,14 @@ from starlette.responses import JSONResponse, Response
 
 from controller.web.auth import Auth, Denied
 
+#: How much of a path a refusal repeats: enough to recognise it, never a long request echoed whole.
+SHOWN_PATH = 200
+
+
+def shown(path: str) -> str:
+    """``path`` as a refusal names it: cut to :data:`SHOWN_PATH` characters, marked where cut."""
+    return path if len(path) <= SHOWN_PATH else path[:SHOWN_PATH] + "..."
+
 
 def http_errors(auth: Auth, *, public: Collection[str], public_prefixes: Collection[str] = (),
                 with_rule: Collection[str] = ()) -> Callable[[Request, Exception], Coroutine[Any, Any, Response]]:
@@ -31,11 +39,11 @@ def http_errors(auth: Auth, *, public: Collection[str], public_prefixes: Collect
         headers = dict(exc.headers or {})
         protected = path not in public and not any(path.startswith(p) for p in public_prefixes)
         if exc.status_code == 404:
-            status, reason = 404, f"no such path: {path}"
+            status, reason = 404, f"no such path: {shown(path)}"
         elif exc.status_code == 405:
             if "Allow" in headers:  # Starlette's comes from a set: the same order at every start
                 headers["Allow"] = ", ".join(sorted(m.strip() for m in headers["Allow"].split(",")))
-            status, reason = 405, f"{path} does not take {request.method} (it takes {headers.get('Allow', 'another')})"
+            status, reason = 405, f"{shown(path)} does not take {request.method} (it takes {headers.get('Allow', 'another')})"
             if protected:
                 try:
                     auth.require(request)

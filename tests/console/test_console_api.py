@@ -74,6 +74,8 @@ def test_a_wrong_method_or_path_is_answered_in_json_after_the_login_check(consol
             for path in ("/api/nope", "/nope", "/static/missing.js", "/frames/"):
                 answer = client.get(path)
                 assert answer.status_code == 404 and answer.json() == {"reason": f"no such path: {path}"}, path
+            long = "/api/" + "x" * 5000
+            assert client.get(long).json() == {"reason": f"no such path: {long[:200]}..."}
         # A path that needs a session: 401 before anything else, the wrong method included.
         for method, path in (("GET", "/api/bets"), ("DELETE", "/api/state"), ("GET", "/api/logout"),
                              ("PUT", "/api/actions")):
