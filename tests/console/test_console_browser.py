@@ -25,15 +25,7 @@ import pytest
 from controller.console.views import settlement_line
 from controller.journal import Journal
 
-CHROMIUM = Path("/usr/bin/chromium")
-#: Without the networking switches Chromium floods a closed network with refused connections.
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--disable-default-apps", "--mute-audio"]
 VIEWPORT = {"width": 1400, "height": 1000}
-
-playwright_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed (pip install -e '.[dev]')")
-if not CHROMIUM.exists():
-    pytest.skip("no /usr/bin/chromium: `make test` installs it (scripts/ensure-chromium.sh)", allow_module_level=True)
 
 
 @pytest.fixture(scope="module")
@@ -72,31 +64,10 @@ def demo(tmp_path_factory):
     assert process.wait(30) == 0
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with playwright_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=FLAGS)
-        yield chromium
-        chromium.close()
-
-
-#: Run in every page before its own scripts: each Content-Security-Policy violation is kept.
-WATCH_CSP = ("document.addEventListener('securitypolicyviolation', (e) => "
-             "(window.cspViolations = window.cspViolations || []).push(`${e.violatedDirective} ${e.blockedURI}`))")
-
-
 def page_for(browser, url: str, user: str | None = None, password: str | None = None, viewport=VIEWPORT):
-    """A new browser context (its own cookies), logged in when ``user`` is given. ``page.errors``
-    collects the page's uncaught errors and everything the browser refused under the
-    Content-Security-Policy (:func:`refused`)."""
-    context = browser.new_context(viewport=viewport)
-    context.add_init_script(WATCH_CSP)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.on("console", lambda message: errors.append(message.text)
-            if message.type == "error" and "Content Security Policy" in message.text else None)
-    page.errors = errors
+    """A new page (tests/conftest.py: ``page.refused()`` lists its errors and what the browser
+    refused under the Content-Security-Policy), logged in when ``user`` is given."""
+    page = browser.page(viewport)
     if user is not None:
         page.goto(f"{url}/login")
         page.fill("#user", user)
@@ -104,11 +75,6 @@ def page_for(browser, url: str, user: str | None = None, password: str | None = 
         page.click("button[type=submit]")
         page.wait_for_url(re.compile(r"/(dealer|pit)$"))
     return page
-
-
-def refused(page) -> list[str]:
-    """What the page's browser refused under its Content-Security-Policy, and its errors."""
-    return page.errors + page.evaluate("window.cspViolations || []")
 
 
 def settles_of(journal_dir: Path, roll_seq: int) -> list[dict]:
@@ -134,7 +100,7 @@ def test_a_wrong_password_is_refused(demo, browser, shots):
     assert page.locator("#error").inner_text() == "wrong user name or password"
     assert page.url.endswith("/login")
     page.screenshot(path=str(shots / "console-login.png"))
-    assert refused(page) == []
+    assert page.refused() == []
 
 
 def test_a_dealer_bets_for_three_seats_locks_and_pays_what_the_engine_settled(demo, browser, shots):
@@ -202,7 +168,7 @@ def test_a_dealer_bets_for_three_seats_locks_and_pays_what_the_engine_settled(de
     board.locator(".board-roll").nth(min(shown_before, 19)).wait_for()  # one more, or the board's 20
     assert board.locator(".board-roll.latest .dice").get_attribute("data-dice") == dice
     board.screenshot(path=str(shots / "console-board.png"))
-    assert refused(dealer) == [] and refused(board) == []
+    assert dealer.refused() == [] and board.refused() == []
 
 
 def test_a_pit_user_sees_everything_and_cannot_bet(demo, browser, shots):
@@ -227,4 +193,4 @@ def test_a_pit_user_sees_everything_and_cannot_bet(demo, browser, shots):
     shown = pit.locator("body").inner_text()
     assert "var/craps/journal.sqlite3" in shown and tempfile.gettempdir() not in shown  # no scratch path
     pit.screenshot(path=str(shots / "console-pit.png"), full_page=True)
-    assert refused(pit) == []
+    assert pit.refused() == []
