@@ -151,7 +151,7 @@ def choose(cases: list[Case], base: ReadPolicy, grid: dict[str, tuple[float, ...
             continue
         policy = replace(base, **bars)
         fig = figures(cases, policy)
-        strictness = sum(combo)  # ties go to the stricter bars
+        strictness = sum(v if STRICTER_WHEN_HIGHER[k] else -v for k, v in bars.items())  # ties: the stricter
         rank = (-fig.silent, fig.worst_ok_share, fig.ok, strictness)
         if best is None or rank > best[0]:
             best = (rank, policy, fig)

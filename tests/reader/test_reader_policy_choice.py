@@ -62,3 +62,11 @@ def test_the_base_bar_is_among_those_tried_even_off_the_grid():
     assert cut["sure_alone"] == (0.93, 0.95, 0.98)
     assert cut["leaning_doubt"] == (0.3, 0.45)
     assert set(cut) == set(GRID)
+
+
+def test_among_equals_the_lowest_leaning_doubt_is_chosen():
+    # no die leans: every leaning doubt bar settles the same rolls; the strictest asks about the most
+    cases = [case((3, 5), 0.0), case((2, 6), 0.0)]
+    chosen, fig = choose(cases, P)
+    assert fig.ok == 2
+    assert chosen.leaning_doubt == min(GRID["leaning_doubt"])
