@@ -27,6 +27,15 @@ from vision.reader.policy import POLICY_FILE, save_policy
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def shown(folder: Path) -> str:
+    """``folder`` as the provenance names it: from the checkout (``../shared/datasets/x``) where it
+    lies beside it, otherwise by its name alone, so no machine's own paths travel with a model."""
+    try:
+        return str(Path("..") / folder.resolve().relative_to(ROOT.parent.resolve()))
+    except ValueError:
+        return folder.name
+
+
 def _images(folders: list[tuple[Path, str]]):
     for folder, split in folders:
         for item in select(load_folder(folder), split):
@@ -56,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
         provenance = {
             "chosen_by": "python -m training.sweep_thresholds " + " ".join(sys.argv[1:] if argv is None else argv),
             "when": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "data": [f"{folder} ({split})" for folder, split in folders],
+            "data": [f"{shown(folder)} ({split})" for folder, split in folders],
             "figures": fig.to_json(),
         }
         save_policy(chosen.with_provenance(provenance), args.model / POLICY_FILE)
