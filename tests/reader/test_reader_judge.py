@@ -69,6 +69,13 @@ def test_dice_that_may_touch_corner_to_corner_are_never_ok(turned):
     assert judge(far, 2, FRAME).status == ReadStatus.OK
 
 
+def test_flush_dice_found_a_little_small_are_never_ok():
+    # two dice of 40 px flush side by side, each found 10% smaller than it is (the cage's wire
+    # across its edge): centres 40 px apart, boxes of 36
+    read = judge([replace(sure(3, 100, 100), side=36.0), replace(sure(5, 140, 100), side=36.0)], 2, FRAME)
+    assert read.status != ReadStatus.OK
+
+
 def test_die_cut_by_the_frame_edge_is_no_read():
     read = judge([sure(3, 10, 100), sure(5, 300, 200)], expect=2, frame_shape=FRAME)
     assert read.status == ReadStatus.NO_READ

@@ -54,9 +54,10 @@ class ReadPolicy:
     #: ... and, with a calibrated top-face size, centres closer than this many top faces.
     touching_top_faces: float = 1.12
     #: dice whose centres are closer than this many of the larger box's side may touch (two dice
-    #: turned by 45 degrees meeting corner to corner are a box apart; a corner on a face, less):
-    #: ``uncertain``.
-    close: float = 1.05
+    #: turned by 45 degrees meeting corner to corner are a box apart; a corner on a face, less;
+    #: and a found box is often a little smaller than the die, most under the cage's wire):
+    #: ``uncertain``. Rolls this close are not among those a reader must settle unaided.
+    close: float = 1.15
     #: a roll whose biggest die looks this many times the smallest may hold a leaning or stacked die.
     size_ratio: float = 1.5
 
