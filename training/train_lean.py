@@ -17,10 +17,19 @@ cage's wire) and the dice of the *tune* photos of
 ``../shared/datasets`` (never the held-out runs). Nothing else has
 leaning dice with labels, so what it learns of leaning comes from drawn
 dice and renders only.
+
+With ``--frames``, frames path-traced by ``training/render`` (their ``meta.jsonl``) join both
+sides: a die cocked as the reader must refuse it (tilted more than 8 degrees, or resting on the
+rail or on another die) leans, one within 2 degrees of flat does not (between the two it is left
+out), each at least half in view. Translucent casino dice show their sides through their bodies
+and a tilted camera shows every die's side faces: only such frames show the check what a
+cocked casino die looks like beside a flat one. ``--start-onnx`` goes on from an exported check
+(e.g. ``vision/models``) instead of starting anew.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
@@ -30,7 +39,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from training.train_reader import cbr, colour_aug, export, load_real, optimise
+from training.train_reader import cbr, colour_aug, export, freeze_norms, from_onnx, load_real, optimise
 from vision.reader import geometry as G
 from vision.scenes.render import render_scene
 from vision.scenes.table import DICE_SHOWN
@@ -74,6 +83,38 @@ def drawn(rng: np.random.Generator, count: int) -> list[tuple[np.ndarray, list[D
     return out
 
 
+#: A rendered die tilted more than this, or resting on the rail or a die, is cocked (the reader's
+#: refusal rule); one within ``FLAT_DEG`` lies flat.
+COCKED_DEG = 8.0
+FLAT_DEG = 2.0
+#: Share of each side of a batch taken from rendered frames, where they are given.
+FRAME_SHARE = 0.3
+
+
+def rendered(folders: list[Path]) -> tuple[list, list]:
+    """(image, die) pairs of rendered frames: cocked dice, flat dice (see the module docstring)."""
+    lean: list = []
+    flat: list = []
+    for folder in folders:
+        for line in (folder / "meta.jsonl").read_text(encoding="utf-8").splitlines():
+            rec = json.loads(line)
+            keep = [d for d in rec["dice"] if d["visible"] >= 0.5 and d["in_frame"]]
+            if not keep:
+                continue
+            image = cv2.imread(str(folder / "images" / rec["image"]), cv2.IMREAD_COLOR)
+            if image is None:
+                continue
+            for d in keep:
+                x, y, w, h = d["box"]
+                die = (x + w / 2, y + h / 2, float(max(w, h)))
+                if d["tilt_deg"] > COCKED_DEG or d["on_rail"] or d["on_die"]:
+                    lean.append((image, die))
+                elif d["tilt_deg"] <= FLAT_DEG:
+                    flat.append((image, die))
+        print(f"  {folder.name}: {len(lean)} cocked and {len(flat)} flat rendered dice so far", flush=True)
+    return lean, flat
+
+
 def crop(rng: np.random.Generator, image: np.ndarray, die: Die) -> np.ndarray:
     """The die as the reader crops it, with a real detector's centre and size errors, turned anyhow."""
     cx, cy, s = die
@@ -88,11 +129,18 @@ def pools(scenes, photos) -> tuple[list, list, list]:
             [(img, (cx, cy, s)) for img, dice in photos for cx, cy, s, _ in dice])
 
 
-def sample(rng, leaning, flat_drawn, flat_photo, batch: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """Half leaning dice; half flat ones, from the drawn scenes and the photos alike."""
+def sample(rng, leaning, flat_drawn, flat_photo, batch: int, lean_rendered=(), flat_rendered=()
+           ) -> tuple[torch.Tensor, torch.Tensor]:
+    """Half leaning dice; half flat ones, from the drawn scenes and the photos alike, and
+    ``FRAME_SHARE`` of each half from rendered frames where there are any."""
     crops, labels = [], []
     for k in range(batch):
-        pool = leaning if k % 2 == 0 else (flat_drawn if rng.random() < 0.5 else flat_photo)
+        framed = rng.random() < FRAME_SHARE
+        if k % 2 == 0:
+            pool = lean_rendered if framed and lean_rendered else leaning
+        else:
+            pool = (flat_rendered if framed and flat_rendered
+                    else flat_drawn if rng.random() < 0.5 else flat_photo)
         img, die = pool[int(rng.integers(len(pool)))]
         crops.append(crop(rng, img, die))
         labels.append(float(k % 2 == 0))
@@ -115,6 +163,11 @@ def main(argv=None) -> int:
     ap.add_argument("--scenes", type=int, default=1500, help="drawn scenes to learn from")
     ap.add_argument("--steps", type=int, default=3000)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (lower to go on from --start-onnx)")
+    ap.add_argument("--frames", type=Path, action="append", default=[],
+                    help="a folder of training/render frames (never its held-out sets)")
+    ap.add_argument("--start-onnx", type=Path, default=None,
+                    help="go on from this folder's dice_leaning.onnx (e.g. vision/models)")
     args = ap.parse_args(argv)
 
     torch.set_num_threads(1)
@@ -126,14 +179,19 @@ def main(argv=None) -> int:
     scenes = drawn(rng, args.scenes)
     check = drawn(np.random.default_rng(args.seed + 1000), 200)  # other scenes, for the report only
 
-    net = LeanNet()
-    opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=args.steps)
+    lean_rendered, flat_rendered = rendered(args.frames)
+
+    if args.start_onnx:
+        net = freeze_norms(from_onnx(LeanNet, args.start_onnx / "dice_leaning.onnx"))
+    else:
+        net = LeanNet()
+    opt = torch.optim.AdamW(net.parameters(), args.lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, args.lr, total_steps=args.steps)
     lossf = nn.BCEWithLogitsLoss()
     leaning, flat_drawn, flat_photo = pools(scenes, photos)
     t0 = time.time()
     for step in range(args.steps):
-        x, y = sample(rng, leaning, flat_drawn, flat_photo, 128)
+        x, y = sample(rng, leaning, flat_drawn, flat_photo, 128, lean_rendered, flat_rendered)
         out = net(x)
         loss = lossf(out, y)
         optimise(opt, sched, loss)

@@ -349,7 +349,8 @@ def from_onnx(kind, path: Path) -> nn.Module:
     run of the file, as the reader runs it."""
     exported = onnx_layers(path, ("Conv", "Gemm"))
     widths = tuple(int(w.shape[0]) for w, _ in exported if w.ndim == 4 and w.shape[-1] == 3)
-    net = kind(widths[:-1] if kind is Detector else widths)  # the detector's last 3x3 is its head
+    # the detector's last 3x3 is its head; a network of fixed channels (the leaning check) takes none
+    net = kind(widths[:-1]) if kind is Detector else kind(widths) if kind is Classifier else kind()
     layers = [m for m in net.modules() if isinstance(m, (nn.Conv2d, nn.BatchNorm2d, nn.Linear))]
     mods = [m for m in layers if not isinstance(m, nn.BatchNorm2d)]
     if len(mods) != len(exported):
@@ -358,7 +359,7 @@ def from_onnx(kind, path: Path) -> nn.Module:
         following = layers[layers.index(mod) + 1] if mod is not layers[-1] else None
         unfold(mod, following if isinstance(following, nn.BatchNorm2d) else None, weight, bias)
     net.eval()
-    x = torch.rand(2, 3, G.CLS_SIZE, G.CLS_SIZE) if kind is Classifier else torch.rand(1, 3, 96, 128)
+    x = torch.rand(1, 3, 96, 128) if kind is Detector else torch.rand(2, 3, G.CLS_SIZE, G.CLS_SIZE)
     ref = load_net(path)
     ref.setInput(x.numpy())
     gap = float(np.abs(net(x).numpy() - ref.forward()).max())
