@@ -9,8 +9,12 @@ of the frames (``HOLDOUT``) is held back; the rest trains:
   where the labelled values leave one choice (the read's values equal the labels' as multisets,
   or differ in one die: that die is the one value left). Other frames are not trained on.
 
-Both classifiers are fine-tuned from the base model's networks (read back from their ONNX files),
-the leaning check is kept, and the policy is chosen on the training frames
+Classifier A is fine-tuned from the base model's (read back from its ONNX file); classifier B
+and the leaning check are kept as the base's. The reader settles a value only where A and B name
+it and their average clears the bar, so a value A has learned from a few dozen frames of this
+table settles only where the base's B, which knows every table the base was trained on, agrees
+and is sure of it too: a table's frames teach one view their look, the other keeps the judgement
+they cannot teach. The policy is chosen on the training frames
 (``training.thresholds``) among bars as strict as the base's or stricter: a laxer bar that the
 training frames allow is not shown safe on frames the model has not seen. The held-out frames are then read with the new model and with the
 base, both sets of figures are printed, and MODEL_DIR is written only when the new model settles
@@ -191,12 +195,12 @@ def _train(base: ReaderModel, frames: list[Frame], out: Path, seed: int, log, st
     else:
         shutil.copy(base.folder / DETECTOR, out / DETECTOR)
     mined = T.mine(det.eval(), data)
-    for name in (CLASSIFIER, SECOND_CLASSIFIER):
-        cls = T.from_onnx(T.Classifier, base.folder / name)
-        cls = T.train_classifier(rng, data, steps.classifier, mined, batch=CLASSIFIER_BATCH, lr=LEARNING_RATE,
-                                 placed_share=PLACED_SHARE, exported=cls)
-        T.export(cls, torch.zeros(1, 3, 40, 40), out / name, {"input": {0: "n"}, "output": {0: "n"}})
-    shutil.copy(base.folder / LEANING, out / LEANING)
+    cls = T.from_onnx(T.Classifier, base.folder / CLASSIFIER)
+    cls = T.train_classifier(rng, data, steps.classifier, mined, batch=CLASSIFIER_BATCH, lr=LEARNING_RATE,
+                             placed_share=PLACED_SHARE, exported=cls)
+    T.export(cls, torch.zeros(1, 3, 40, 40), out / CLASSIFIER, {"input": {0: "n"}, "output": {0: "n"}})
+    for kept in (SECOND_CLASSIFIER, LEANING):  # the base's judgement (see the module docstring)
+        shutil.copy(base.folder / kept, out / kept)
 
 
 def _choose_policy(candidate: ReaderModel, frames: list[Frame]):
