@@ -69,9 +69,9 @@ FAR = [(500, 400, 2), (1000, 700, 5), (1500, 1100, 3), (700, 1200, 6)]
 
 
 def test_small_dice_in_a_big_frame_are_found_and_read(draw_table, monkeypatch):
-    """Dice of 26 px in a 1920x1440 photo are 3.5 px at the guessed scale: most are
+    """Dice of 26 px in a 2560x1920 photo are 2.6 px at the guessed scale: most are
     missed there. The second look reads them all."""
-    frame = draw_table(FAR, side=26, size=(1440, 1920), seed=1)
+    frame = draw_table([(x * 4 // 3, y * 4 // 3, v) for x, y, v in FAR], side=26, size=(1920, 2560), seed=1)
     read = read_dice(frame, expect=4)
     assert read.status == ReadStatus.OK, read.reason
     assert sorted(read.values) == [2, 3, 5, 6]

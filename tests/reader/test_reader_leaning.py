@@ -38,8 +38,10 @@ def test_a_roll_with_a_leaning_die_is_never_ok(reads):
 
 
 def test_flat_dice_are_not_taken_for_leaning(reads):
+    # the check errs towards asking: `python bench/leaning.py --scenes 100` measures how often a
+    # flat roll is asked about or refused as leaning (docs/vision.md); here at most two in twelve
     flagged = [seed for seed, (_, flat) in reads.items() if flat.reason and "leaning" in flat.reason]
-    assert len(flagged) <= 1, flagged
+    assert len(flagged) <= len(SEEDS) // 6, flagged
 
 
 def test_the_leaning_benchmark_counts_every_scene_once():

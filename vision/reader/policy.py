@@ -63,7 +63,7 @@ class ReadPolicy:
 
     # -- how sure a value must be (probability of the value, views averaged)
     #: with no clear pip count;
-    sure_alone: float = 0.8
+    sure_alone: float = 0.9
     #: with the pip counter agreeing (the two views must still agree on the value; the counter
     #: shares no weights with them, but a die seen from the side shows a side face's pips to all
     #: three, which the leaning check and the top-face rules guard);
@@ -79,7 +79,7 @@ class ReadPolicy:
     #: a die the leaning check gives at least this probability has no face up: ``no_read`` ...
     leaning: float = 0.7
     #: ... and at least this one, it may lean: ``uncertain``.
-    leaning_doubt: float = 0.5
+    leaning_doubt: float = 0.3
     #: a camera further than this off the vertical (calibrated tilt, degrees) sees side faces
     #: large enough to be read for the top one: its reads are never ``ok``.
     max_view_tilt_deg: float = 25.0
