@@ -46,6 +46,7 @@ def session(rolls: int, seed: int = 35) -> list[str]:
 def _table(folder: Path, broker) -> tuple[Path, Path]:
     folder.mkdir()
     (folder / "secret").write_text(broker.users["craps-1"] + "\n")
+    (folder / "secret").chmod(0o600)
     config = folder / "table.toml"
     config.write_text(CONFIG.format(port=broker.port))
     return config, folder / "state"
@@ -167,6 +168,7 @@ def test_dicetable_floor_runs_the_service_and_its_page_until_sigterm(tmp_path, b
 
     add_user(tmp_path / "users", "pat", "pit", "watch-the-floor")
     (tmp_path / "floor-password").write_text(broker.users["floor"] + "\n")
+    (tmp_path / "floor-password").chmod(0o600)
     db = tmp_path / "floor.sqlite3"
     floor = subprocess.Popen([sys.executable, "-m", "controller.cli", "floor", "--broker", broker.url(), "--username",
                               "floor", "--password-file", str(tmp_path / "floor-password"), "--db", str(db),

@@ -16,6 +16,7 @@ def _load(tmp_path, text):
 
 def test_a_table_with_a_broker_and_an_id_publishes_with_its_login(tmp_path):
     (tmp_path / "secret").write_text("s3cret\n")
+    (tmp_path / "secret").chmod(0o640)
     config = _load(tmp_path, '[floor]\nbroker = "mqtt://floor.local:1884"\ntable_id = "craps-3"\n'
                              'username = "craps-3"\npassword_file = "secret"\n')
     link = config.floor
@@ -90,15 +91,30 @@ def test_the_readme_makes_the_floor_pages_users_file_readable_by_the_floor_servi
     (command,) = [line for line in (repo / "README.md").read_text().splitlines()
                   if "dicetable user --users /etc/dicetable/floor-users add" in line]
     assert f"--group {group}" in command
+    # and its broker password file, which the floor refuses when other users may read it
+    (made,) = [line for line in (repo / "README.md").read_text().splitlines()
+               if line.startswith("sudo install") and "/etc/dicetable/floor-password" in line]
+    assert f"-m 0640 -g {group} " in made
 
 
 def test_an_empty_broker_password_file_is_refused_at_the_start_not_by_the_broker_later(tmp_path, capsys):
     from controller.cli import main
 
     (tmp_path / "password").write_text("\n")
+    (tmp_path / "password").chmod(0o600)
     with pytest.raises(ConfigError) as caught:
         _load(tmp_path, '[floor]\nbroker = "mqtt://x:1"\ntable_id = "a"\nusername = "a"\npassword_file = "password"\n')
     assert any("password" in m and "empty" in m for _, m in caught.value.problems), caught.value.problems
     assert main(["floor", "--db", str(tmp_path / "floor.sqlite3"), "--broker", "mqtt://127.0.0.1:1", "--username",
                  "floor", "--password-file", str(tmp_path / "password"), "--listen", "none"]) == 2
     assert "empty" in capsys.readouterr().err
+
+
+def test_a_broker_password_file_open_to_other_users_is_refused_naming_the_fix(tmp_path):
+    secret = tmp_path / "secret"
+    secret.write_text("s3cret\n")
+    secret.chmod(0o644)
+    with pytest.raises(BrokerError, match=f"open to other users: chmod 0640 {secret}"):
+        parse_broker("mqtt://x:1", username="a", password_file=secret)
+    secret.chmod(0o640)
+    assert parse_broker("mqtt://x:1", username="a", password_file=secret).password == "s3cret"
