@@ -29,7 +29,6 @@ cocked casino die looks like beside a flat one. ``--start-onnx`` goes on from an
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -40,6 +39,7 @@ import torch
 from torch import nn
 
 from training.train_reader import cbr, colour_aug, export, freeze_norms, from_onnx, load_real, optimise
+from vision.benchtool.targets import cocked, load_meta
 from vision.reader import geometry as G
 from vision.scenes.render import render_scene
 from vision.scenes.table import DICE_SHOWN
@@ -83,9 +83,8 @@ def drawn(rng: np.random.Generator, count: int) -> list[tuple[np.ndarray, list[D
     return out
 
 
-#: A rendered die tilted more than this, or resting on the rail or a die, is cocked (the reader's
-#: refusal rule); one within ``FLAT_DEG`` lies flat.
-COCKED_DEG = 8.0
+#: A rendered die within this many degrees of flat lies flat (one cocked is the bench's rule,
+#: ``vision.benchtool.targets.cocked``).
 FLAT_DEG = 2.0
 #: Share of each side of a batch taken from rendered frames, where they are given.
 FRAME_SHARE = 0.3
@@ -96,18 +95,17 @@ def rendered(folders: list[Path]) -> tuple[list, list]:
     lean: list = []
     flat: list = []
     for folder in folders:
-        for line in (folder / "meta.jsonl").read_text(encoding="utf-8").splitlines():
-            rec = json.loads(line)
+        for path, rec in load_meta(folder).items():
             keep = [d for d in rec["dice"] if d["visible"] >= 0.5 and d["in_frame"]]
             if not keep:
                 continue
-            image = cv2.imread(str(folder / "images" / rec["image"]), cv2.IMREAD_COLOR)
+            image = cv2.imread(str(path), cv2.IMREAD_COLOR)
             if image is None:
                 continue
             for d in keep:
                 x, y, w, h = d["box"]
                 die = (x + w / 2, y + h / 2, float(max(w, h)))
-                if d["tilt_deg"] > COCKED_DEG or d["on_rail"] or d["on_die"]:
+                if cocked(d):
                     lean.append((image, die))
                 elif d["tilt_deg"] <= FLAT_DEG:
                     flat.append((image, die))

@@ -54,11 +54,17 @@ def load_meta(folder: Path) -> dict[Path, dict[str, Any]]:
     return out
 
 
+def cocked(die: dict[str, Any]) -> bool:
+    """Whether a rendered die has no face up: tilted more than ``COCKED_DEG``, or resting on the
+    rail or on another die."""
+    return bool(die.get("tilt_deg", 0.0) > COCKED_DEG or die.get("on_rail") or die.get("on_die"))
+
+
 def broken_rules(record: dict[str, Any]) -> tuple[str, ...]:
     """The refusal rules a roll falls under (none for a roll that may be ``ok``)."""
     dice = record.get("dice", [])
     found = []
-    if any(d.get("tilt_deg", 0.0) > COCKED_DEG or d.get("on_rail") or d.get("on_die") for d in dice):
+    if any(cocked(d) for d in dice):
         found.append("cocked")
     if any(d.get("touching") for d in dice):
         found.append("touching")
