@@ -14,10 +14,10 @@ and the leaning check are kept as the base's. The reader settles a value only wh
 it and their average clears the bar, so a value A has learned from a few dozen frames of this
 table settles only where the base's B, which knows every table the base was trained on, agrees
 and is sure of it too: a table's frames teach one view their look, the other keeps the judgement
-they cannot teach. The policy is chosen on the training frames
-(``training.thresholds``) among bars as strict as the base's or stricter: a laxer bar that the
-training frames allow is not shown safe on frames the model has not seen. The held-out frames are then read with the new model and with the
-base, both sets of figures are printed, and MODEL_DIR is written only when the new model settles
+they cannot teach. The policy is chosen on the training frames (``training.thresholds``) among
+bars as strict as the base's or stricter: a laxer bar that the training frames allow is not shown
+safe on frames the model has not seen. The held-out frames are then read with the new model and
+with the base, both sets of figures are printed, and MODEL_DIR is written only when the new model settles
 none of them wrongly and settles at least as many: exit 0 when written, 1 when the gate refuses
 (nothing is written), 2 on an error. The policy's provenance records the command, the frames and
 both sets of figures.

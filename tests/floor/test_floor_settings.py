@@ -88,12 +88,11 @@ def test_the_readme_makes_the_floor_pages_users_file_readable_by_the_floor_servi
     repo = Path(__file__).resolve().parents[2]
     unit = (repo / "systemd" / "dicetable-floor.service").read_text()
     (group,) = [line.split("=", 1)[1].strip() for line in unit.splitlines() if line.startswith("Group=")]
-    (command,) = [line for line in (repo / "README.md").read_text().splitlines()
-                  if "dicetable user --users /etc/dicetable/floor-users add" in line]
+    readme = (repo / "README.md").read_text().splitlines()
+    (command,) = [line for line in readme if "dicetable user --users /etc/dicetable/floor-users add" in line]
     assert f"--group {group}" in command
     # and its broker password file, which the floor refuses when other users may read it
-    (made,) = [line for line in (repo / "README.md").read_text().splitlines()
-               if line.startswith("sudo install") and "/etc/dicetable/floor-password" in line]
+    (made,) = [line for line in readme if line.startswith("sudo install") and "/etc/dicetable/floor-password" in line]
     assert f"-m 0640 -g {group} " in made
 
 
