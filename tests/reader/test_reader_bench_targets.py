@@ -8,7 +8,7 @@ import cv2
 import pytest
 
 from controller.cli import main
-from vision.benchtool.targets import broken_rules, eligible_right, target_figures
+from vision.benchtool.targets import broken_rules, eligible_right, target_figures, text
 from vision.model import DiceRead, Die, ReadStatus
 
 
@@ -58,7 +58,26 @@ def test_figures_are_grouped_by_kind_and_size():
     assert rail["refusals"]["touching"] == {"rolls": 1, "read_ok": 1}
     cage = figures["groups"]["cage 640x480"]
     assert cage["settleable_rolls_ok"] == 0.0 and cage["eligible_dice_right"] == 0.0
+    assert rail["settleable_not_ok_reasons"] == {} and cage["settleable_not_ok_reasons"] == {"uncertain": 1}
     assert figures["all"]["rolls"] == 4
+
+
+def test_why_settleable_rolls_were_not_ok_is_counted_by_kind_of_reason():
+    """Which rule keeps settleable rolls from ``ok``: one count per kind of reason, wherever the die
+    was; a roll not ``ok`` without a reason counts under its status; rolls not settleable do not count."""
+    def refused(reason: str | None, status: ReadStatus = ReadStatus.UNCERTAIN, settleable: bool = True):
+        return (record([die(3, 100, 100), die(5, 300, 200)], settleable=settleable),
+                DiceRead(status, (), reason), 0, 2)
+
+    figures = target_figures([
+        refused("the die at (120, 80) may be leaning"), refused("the die at (300, 210) may be leaning"),
+        refused("found 3 dice, expected 2", ReadStatus.NO_READ), refused(None, ReadStatus.NO_READ),
+        refused("dice close together (touching?)", settleable=False),
+        (record([die(3, 100, 100), die(5, 300, 200)]), read(ReadStatus.OK, (3, 100, 100), (5, 300, 200)), 0, 2),
+    ])["all"]
+    assert figures["settleable_not_ok_reasons"] == {
+        "the die at (x, y) may be leaning": 2, "found N dice, expected M": 1, "no_read": 1}
+    assert any("2 x the die at (x, y) may be leaning" in line for line in text({"groups": {}, "all": figures}))
 
 
 def test_the_bench_reports_target_figures_when_the_folder_has_meta(tmp_path: Path, draw_table, capsys):

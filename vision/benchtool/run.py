@@ -1,7 +1,6 @@
 """Run the reader over a labelled folder and gather the figures of the bench report."""
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,7 +11,7 @@ import numpy as np
 
 from vision.benchtool.labels import LabelledImage
 from vision.benchtool.progress import Progress
-from vision.benchtool.score import ImageScore, score
+from vision.benchtool.score import ImageScore, score, tally_reasons
 from vision.model import Calibration, DiceRead, ReadStatus
 from vision.sources.folder import decode_image_file
 
@@ -98,13 +97,7 @@ def summarise(results: list[ImageResult]) -> dict:
 
 
 def _reasons(results: list[ImageResult]) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for r in results:
-        if r.read.reason:
-            key = re.sub(r"\(\d+, \d+\)", "(x, y)", re.sub(r"\b\d+ dice", "N dice", r.read.reason))
-            key = re.sub(r"expected \d+", "expected M", key)
-            out[key] = out.get(key, 0) + 1
-    return dict(sorted(out.items(), key=lambda kv: -kv[1]))
+    return tally_reasons(r.read.reason for r in results if r.read.reason)
 
 
 def settled_but_should_not_be(result: ImageResult) -> bool:

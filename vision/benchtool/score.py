@@ -8,7 +8,9 @@ Manifest labels have no positions and are matched as a multiset of values.
 """
 from __future__ import annotations
 
+import re
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from vision.benchtool.labels import LabelledImage
@@ -80,3 +82,13 @@ def score(item: LabelledImage, read: DiceRead, width: int, height: int) -> Image
         status=read.status,
         pairs=pairs,
     )
+
+
+def tally_reasons(reasons: Iterable[str]) -> dict[str, int]:
+    """How often each kind of reason was given, most often first: a reason's place and counts
+    are left out (``the die at (x, y) may be leaning``), so that one cause is counted once."""
+    out: Counter[str] = Counter()
+    for reason in reasons:
+        key = re.sub(r"\(\d+, \d+\)", "(x, y)", re.sub(r"\b\d+ dice", "N dice", reason))
+        out[re.sub(r"expected \d+", "expected M", key)] += 1
+    return dict(out.most_common())

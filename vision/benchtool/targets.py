@@ -12,7 +12,9 @@ given per die and per roll. The figures here are those the targets are stated in
 - **silent misreads**: ``ok`` reads with a wrong, missing or extra die (rolls and dice);
 - **refusals**: rolls that must never be ``ok`` (a cocked die: tilted more than
   ``COCKED_DEG`` or resting on the rail or on another die; dice touching; a die cut by the
-  frame's edge or outside the landing area) and how many of each were ``ok``.
+  frame's edge or outside the landing area) and how many of each were ``ok``;
+- **why settleable rolls were not ok**: the reasons the reader gave, counted by kind, which
+  says which of its rules keeps the second figure down.
 
 Figures are given per kind of scene and frame size (``rail 640x480``...), and over all.
 """
@@ -24,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from vision.benchtool.score import tally_reasons
 from vision.model import DiceRead, ReadStatus
 
 META_FILE = "meta.jsonl"
@@ -115,6 +118,8 @@ class Tally:
     silent_dice: int = 0
     dice: int = 0
     refusals: dict[str, list[int]] = field(default_factory=lambda: {rule: [0, 0] for rule in RULES})
+    #: why each settleable roll not read ``ok`` was not: the read's reason, else its status
+    not_ok_reasons: list[str] = field(default_factory=list)
 
     def add(self, record: dict[str, Any], read: DiceRead, silent_dice: int, labelled: int) -> None:
         ok = read.status is ReadStatus.OK
@@ -126,6 +131,8 @@ class Tally:
         if record.get("settleable"):
             self.settleable += 1
             self.settleable_ok += ok
+            if not ok:
+                self.not_ok_reasons.append(read.reason or read.status.value)
         self.silent_rolls += silent_dice > 0
         self.silent_dice += silent_dice
         for rule in broken_rules(record):
@@ -147,6 +154,7 @@ class Tally:
             "silent_misread_dice": self.silent_dice,
             "silent_misread_die_rate": frac(self.silent_dice, self.dice),
             "refusals": {rule: {"rolls": n, "read_ok": ok} for rule, (n, ok) in self.refusals.items()},
+            "settleable_not_ok_reasons": tally_reasons(self.not_ok_reasons),
         }
 
 
@@ -178,4 +186,7 @@ def text(figures: dict[str, Any]) -> list[str]:
                      f"settleable rolls ok {pct(f['settleable_rolls_ok'])} of {f['settleable_rolls']}; "
                      f"silent misreads {f['silent_misread_rolls']} rolls, {f['silent_misread_dice']} of "
                      f"{f['dice']} dice; never ok: {refused}")
+        why = f.get("settleable_not_ok_reasons") or {}
+        if why:
+            lines.append("    settleable rolls not ok: " + "; ".join(f"{n} x {reason}" for reason, n in why.items()))
     return lines
