@@ -11,21 +11,32 @@ was trained on.
 Usage::
 
     .venv/bin/python bench/leaning.py [--scenes 200] [--json]
+    .venv/bin/python bench/leaning.py --frames DIR [--frames DIR ...] [--model MODEL_DIR] [--json]
 
 Reports, over the leaning scenes: the share read ``ok`` (should be none), the
 share refused because the check saw the lean (``no_read``) or suspected it
 (``uncertain``); over the flat scenes: the share the check flagged.
+
+With ``--frames``, the check alone is measured on path-traced frames (``training/render``
+folders, whose ``meta.jsonl`` says how each die lies): each die at least half in view is cropped
+at its labelled box, and the report gives the share of cocked dice (on the rail, on another die)
+and of eligible dice (flat, clear: the dice a reader must read) that reach the policy's doubt bar
+(``uncertain``) and its leaning bar (``no_read``). That is the check's trade on casino scenes,
+apart from the detector's boxes and the rest of the judge.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from pathlib import Path
 
 import cv2
 
+from vision.benchtool.targets import cocked, load_meta
 from vision.model import ReadStatus
-from vision.reader import read_dice
+from vision.reader import ReaderModel, load_model, read_dice
+from vision.reader import geometry as G
 from vision.scenes.render import render_scene
 from vision.scenes.table import DICE_SHOWN
 
@@ -67,12 +78,70 @@ def run(scenes: int) -> dict:
     }
 
 
+#: A camera within this many degrees of the vertical looks at the dice from nearly straight above.
+STEEP_DEG = 15.0
+#: The kinds of die ``on_frames`` reports, and what puts a die (of a frame's record) in each. Eligible
+#: dice are also counted by their camera's angle: off the vertical, a flat die shows a side face.
+KINDS = {
+    "cocked on the rail": lambda d, r: cocked(d) and bool(d.get("on_rail")),
+    "cocked on a die": lambda d, r: cocked(d) and not d.get("on_rail") and bool(d.get("on_die")),
+    "cocked, tilted": lambda d, r: cocked(d) and not d.get("on_rail") and not d.get("on_die"),
+    "eligible": lambda d, r: bool(d.get("eligible")),
+    f"eligible, camera within {STEEP_DEG:.0f} deg of vertical":
+        lambda d, r: bool(d.get("eligible")) and r.get("camera_tilt_deg", 0.0) < STEEP_DEG,
+    "eligible, camera further off": lambda d, r: bool(d.get("eligible")) and r.get("camera_tilt_deg", 0.0) >= STEEP_DEG,
+}
+
+
+def on_frames(folders: list[Path], model: ReaderModel) -> dict:
+    """Per folder: for each kind of die, how many there are and the share reaching each bar."""
+    policy = model.policy
+    out = {}
+    for folder in folders:
+        scores: dict[str, list[float]] = {kind: [] for kind in KINDS}
+        for path, record in load_meta(folder).items():
+            dice = [d for d in record.get("dice", []) if d.get("visible", 1.0) >= 0.5 and d.get("in_frame", True)]
+            image = cv2.imread(str(path), cv2.IMREAD_COLOR) if dice else None
+            if image is None:
+                continue
+            crops = [G.crop_die(image, x + w / 2, y + h / 2, max(w, h)) for x, y, w, h in (d["box"] for d in dice)]
+            for d, p in zip(dice, model.nets.leaning(G.to_blob(crops))):
+                for kind, belongs in KINDS.items():
+                    if belongs(d, record):
+                        scores[kind].append(float(p))
+        out[str(folder)] = {kind: {"dice": len(ps),
+                                   "doubted": sum(p >= policy.leaning_doubt for p in ps) / len(ps) if ps else None,
+                                   "refused": sum(p >= policy.leaning for p in ps) / len(ps) if ps else None}
+                            for kind, ps in scores.items()}
+    return out
+
+
+def _frames_text(result: dict, model: ReaderModel) -> list[str]:
+    def pct(v: float | None) -> str:
+        return "-" if v is None else f"{v:.0%}"
+
+    lines = [f"leaning check at its labelled box: share of dice at the doubt bar ({model.policy.leaning_doubt}) "
+             f"/ at the leaning bar ({model.policy.leaning})"]
+    for folder, kinds in result.items():
+        lines.append(f"  {folder}: " + "; ".join(f"{kind} {pct(k['doubted'])} / {pct(k['refused'])} of {k['dice']}"
+                                                  for kind, k in kinds.items()))
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scenes", type=int, default=200, help="pairs of scenes (leaning, flat)")
+    ap.add_argument("--frames", type=Path, action="append", default=[],
+                    help="measure the check on this folder of rendered frames instead (repeatable)")
+    ap.add_argument("--model", type=Path, default=None, help="model folder (default: the bundled one)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
+    if args.frames:
+        model = load_model(args.model)
+        figures = on_frames(args.frames, model)
+        print(json.dumps(figures) if args.json else "\n".join(_frames_text(figures, model)))
+        return 0
     result = run(args.scenes)
     if args.json:
         print(json.dumps(result))

@@ -62,3 +62,36 @@ def test_the_leaning_benchmark_counts_every_scene_once():
     leaning = result["leaning_outcomes"]
     assert result["leaning_ok_rate"] == leaning.get("ok", 0) / 3
     assert result["leaning_caught_rate"] == (leaning.get("seen leaning", 0) + leaning.get("may be leaning", 0)) / 3
+
+
+def test_the_leaning_benchmark_sorts_rendered_dice_by_how_they_lie(tmp_path, draw_table):
+    """``--frames``: each die at least half in view counts under each kind it is (cocked on the rail or
+    on a die, eligible under a steep or a tilted camera); a kind with no die has no share."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import cv2
+
+    root = Path(__file__).resolve().parents[2]
+    (tmp_path / "images").mkdir()
+    base = {"tilt_deg": 0.0, "on_rail": False, "on_die": False, "visible": 1.0, "in_frame": True, "eligible": True}
+    records = []
+    for name, tilt, dice in [("steep.png", 5.0, [{}, {"tilt_deg": 20.0, "on_rail": True, "eligible": False}]),
+                             ("tilted.png", 30.0, [{}, {"visible": 0.3, "eligible": False}])]:
+        cv2.imwrite(str(tmp_path / "images" / name), draw_table([(200, 240, 3), (430, 250, 5)], seed=3))
+        placed = [{**base, **d, "box": [180.0 + 230 * i, 220.0, 40.0, 40.0]} for i, d in enumerate(dice)]
+        records.append({"image": name, "camera_tilt_deg": tilt, "dice": placed})
+    (tmp_path / "meta.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    out = subprocess.run([sys.executable, str(root / "bench" / "leaning.py"), "--frames", str(tmp_path), "--json"],
+                         capture_output=True, text=True, check=True, cwd=root,
+                         env={"PYTHONPATH": str(root), "PATH": ""})
+    kinds = json.loads(out.stdout)[str(tmp_path)]
+    assert {kind: k["dice"] for kind, k in kinds.items()} == {
+        "cocked on the rail": 1, "cocked on a die": 0, "cocked, tilted": 0, "eligible": 2,
+        "eligible, camera within 15 deg of vertical": 1, "eligible, camera further off": 1}
+    assert kinds["cocked on a die"]["doubted"] is None
+    for k in kinds.values():
+        if k["dice"]:
+            assert 0.0 <= k["refused"] <= k["doubted"] <= 1.0
