@@ -8,10 +8,13 @@ user alone. A URL may carry ``user:password@`` for a bench or the demo.
 from __future__ import annotations
 
 import ssl
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import unquote, urlsplit
+
+from controller.web.users import loose_mode
 
 SCHEMES = {"mqtt": 1883, "mqtts": 8883}
 
@@ -70,13 +73,14 @@ def parse_broker(url: str, *, username: str | None = None, password_file: str | 
     password = unquote(parts.password) if parts.password else None
     if password_file:
         try:
-            open_to = Path(password_file).stat().st_mode & 0o007
+            mode = stat.S_IMODE(Path(password_file).stat().st_mode)
             password = Path(password_file).read_text(encoding="utf-8").rstrip("\r\n")
         except (OSError, UnicodeError) as exc:
             raise BrokerError(f"cannot read the broker password file {password_file}: {exc}") from None
-        if open_to:  # as the console's users file: a secret every local user may read is no secret
-            raise BrokerError(f"the broker password file {password_file} is open to other users: "
-                              f"chmod 0640 {password_file}")
+        loose = loose_mode(mode)  # the console's users file's rule: a secret others may read is none
+        if loose:
+            raise BrokerError(f"the broker password file {password_file} is not private: {loose} "
+                              f"(mode {mode:04o}): chmod 0640 {password_file}")
         if not password:  # the broker would only say "not authorized", again and again
             raise BrokerError(f"the broker password file {password_file} is empty: it holds the password alone")
     if password is not None and not user:

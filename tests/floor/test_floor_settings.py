@@ -109,11 +109,15 @@ def test_an_empty_broker_password_file_is_refused_at_the_start_not_by_the_broker
     assert "empty" in capsys.readouterr().err
 
 
-def test_a_broker_password_file_open_to_other_users_is_refused_naming_the_fix(tmp_path):
+@pytest.mark.parametrize("mode, why", [(0o644, "other users may read or write it"), (0o604, "other users may"),
+                                       (0o660, "its group may write it")])
+def test_a_broker_password_file_others_may_read_or_its_group_change_is_refused_naming_the_fix(tmp_path, mode, why):
+    """The console's users file's rule: the service's group reads the password, only root writes it."""
     secret = tmp_path / "secret"
     secret.write_text("s3cret\n")
-    secret.chmod(0o644)
-    with pytest.raises(BrokerError, match=f"open to other users: chmod 0640 {secret}"):
+    secret.chmod(mode)
+    with pytest.raises(BrokerError, match=f"{why}.*\\(mode {mode:04o}\\): chmod 0640 {secret}"):
         parse_broker("mqtt://x:1", username="a", password_file=secret)
-    secret.chmod(0o640)
-    assert parse_broker("mqtt://x:1", username="a", password_file=secret).password == "s3cret"
+    for private in (0o640, 0o600):
+        secret.chmod(private)
+        assert parse_broker("mqtt://x:1", username="a", password_file=secret).password == "s3cret"
