@@ -33,7 +33,7 @@ from pathlib import Path
 
 import cv2
 
-from vision.benchtool.targets import cocked, load_meta
+from vision.benchtool.targets import cocked, half_in_view, load_meta
 from vision.model import ReadStatus
 from vision.reader import ReaderModel, load_model, read_dice
 from vision.reader import geometry as G
@@ -100,7 +100,7 @@ def on_frames(folders: list[Path], model: ReaderModel) -> dict:
     for folder in folders:
         scores: dict[str, list[float]] = {kind: [] for kind in KINDS}
         for path, record in load_meta(folder).items():
-            dice = [d for d in record.get("dice", []) if d.get("visible", 1.0) >= 0.5 and d.get("in_frame", True)]
+            dice = [d for d in record.get("dice", []) if half_in_view(d)]
             image = cv2.imread(str(path), cv2.IMREAD_COLOR) if dice else None
             if image is None:
                 continue

@@ -39,7 +39,7 @@ import torch
 from torch import nn
 
 from training.train_reader import cbr, colour_aug, export, freeze_norms, from_onnx, load_real, optimise
-from vision.benchtool.targets import cocked, load_meta
+from vision.benchtool.targets import cocked, half_in_view, load_meta
 from vision.reader import geometry as G
 from vision.scenes.render import render_scene
 from vision.scenes.table import DICE_SHOWN
@@ -96,7 +96,7 @@ def rendered(folders: list[Path]) -> tuple[list, list]:
     flat: list = []
     for folder in folders:
         for path, rec in load_meta(folder).items():
-            keep = [d for d in rec["dice"] if d["visible"] >= 0.5 and d["in_frame"]]
+            keep = [d for d in rec["dice"] if half_in_view(d)]
             if not keep:
                 continue
             image = cv2.imread(str(path), cv2.IMREAD_COLOR)

@@ -32,6 +32,7 @@ from torch import nn
 from training.synth import scene
 from vision.benchtool.labels import load_folder
 from vision.benchtool.split import select
+from vision.benchtool.targets import cocked
 from vision.reader import geometry as G
 from vision.reader.detect import peaks
 from vision.reader.nets import load_net
@@ -81,7 +82,7 @@ def load_crops(folders: list[Path]) -> list[tuple[np.ndarray, list[tuple[float, 
     for folder in folders:
         for line in (folder / "crops_meta.jsonl").read_text(encoding="utf-8").splitlines():
             rec = json.loads(line)
-            if rec["tilt_deg"] > 8.0 or rec["visible"] < 0.8 or not rec["in_frame"] or rec["on_rail"] or rec["on_die"]:
+            if cocked(rec) or rec["visible"] < 0.8 or not rec["in_frame"]:
                 continue
             img = cv2.imread(str(folder / rec["image"]), cv2.IMREAD_COLOR)
             if img is None:

@@ -57,6 +57,12 @@ def load_meta(folder: Path) -> dict[Path, dict[str, Any]]:
     return out
 
 
+def half_in_view(die: dict[str, Any]) -> bool:
+    """Whether at least half of a rendered die is unhidden and it lies inside the frame: enough of
+    it to show a side face, so the leaning check may be trained and measured on it."""
+    return bool(die.get("visible", 1.0) >= 0.5 and die.get("in_frame", True))
+
+
 def cocked(die: dict[str, Any]) -> bool:
     """Whether a rendered die has no face up: tilted more than ``COCKED_DEG``, or resting on the
     rail or on another die."""
@@ -186,7 +192,7 @@ def text(figures: dict[str, Any]) -> list[str]:
                      f"settleable rolls ok {pct(f['settleable_rolls_ok'])} of {f['settleable_rolls']}; "
                      f"silent misreads {f['silent_misread_rolls']} rolls, {f['silent_misread_dice']} of "
                      f"{f['dice']} dice; never ok: {refused}")
-        why = f.get("settleable_not_ok_reasons") or {}
-        if why:
-            lines.append("    settleable rolls not ok: " + "; ".join(f"{n} x {reason}" for reason, n in why.items()))
+        if f["settleable_not_ok_reasons"]:
+            lines.append("    settleable rolls not ok: " + "; ".join(
+                f"{n} x {reason}" for reason, n in f["settleable_not_ok_reasons"].items()))
     return lines
