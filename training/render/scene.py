@@ -61,6 +61,12 @@ def _stream(seed: int, stage: int) -> np.random.Generator:
     return np.random.default_rng([seed, stage])
 
 
+def scenario_of(seed: int) -> str:
+    """The scenario the frame of ``seed`` is rendered in (``"cocked"``, ``"touching"`` or
+    ``"thrown"``), known before rendering: a set rich in one scenario picks its seeds by it."""
+    return scenario_for(_stream(seed, 2))
+
+
 def render_scene(seed: int, kind: str, size: tuple[int, int], samples: int, threads: int,
                  ray_count: int = 300) -> Rendered:
     """Render the frame of ``seed``: a ``"rail"`` (two dice by the back wall) or a ``"cage"`` (three
@@ -75,7 +81,7 @@ def render_scene(seed: int, kind: str, size: tuple[int, int], samples: int, thre
     ambient = float(looks.uniform(0.02, 0.25))
     ambient_rgb = tuple(float(c) for c in looks.uniform(0.5, 1.0, 3))
     n = DICE_PER_KIND[kind]
-    scenario = scenario_for(_stream(seed, 2))
+    scenario = scenario_of(seed)
     half = die.size_m / 2
     physics = _stream(seed, 3)
     if kind == "rail":
