@@ -17,12 +17,13 @@ Reports, over the leaning scenes: the share read ``ok`` (should be none), the
 share refused because the check saw the lean (``no_read``) or suspected it
 (``uncertain``); over the flat scenes: the share the check flagged.
 
-With ``--frames``, the check alone is measured on path-traced frames (``training/render``
+With ``--frames``, the leaning checks alone are measured on path-traced frames (``training/render``
 folders, whose ``meta.jsonl`` says how each die lies): each die at least half in view is cropped
-at its labelled box, and the report gives the share of cocked dice (on the rail, on another die)
-and of eligible dice (flat, clear: the dice a reader must read) that reach the policy's doubt bar
-(``uncertain``) and its leaning bar (``no_read``). That is the check's trade on casino scenes,
-apart from the detector's boxes and the rest of the judge.
+at its labelled box and given to both checks as the reader gives them (``vision.reader.leaning``),
+and the report gives the share of cocked dice (on the rail, on another die) and of eligible dice
+(flat, clear: the dice a reader must read) that the policy doubts (``uncertain``: either check at
+its doubt bar) and refuses (``no_read``: the pair check at its leaning bar). That is the checks'
+trade on casino scenes, apart from the detector's boxes and the rest of the judge.
 """
 from __future__ import annotations
 
@@ -37,6 +38,8 @@ from vision.benchtool.targets import cocked, half_in_view, load_meta
 from vision.model import ReadStatus
 from vision.reader import ReaderModel, load_model, read_dice
 from vision.reader import geometry as G
+from vision.reader.judge import leaning_verdict
+from vision.reader.leaning import leaning_checks
 from vision.scenes.render import render_scene
 from vision.scenes.table import DICE_SHOWN
 
@@ -98,21 +101,21 @@ def on_frames(folders: list[Path], model: ReaderModel) -> dict:
     policy = model.policy
     out = {}
     for folder in folders:
-        scores: dict[str, list[float]] = {kind: [] for kind in KINDS}
+        verdicts: dict[str, list[ReadStatus | None]] = {kind: [] for kind in KINDS}
         for path, record in load_meta(folder).items():
             dice = [d for d in record.get("dice", []) if half_in_view(d)]
             image = cv2.imread(str(path), cv2.IMREAD_COLOR) if dice else None
             if image is None:
                 continue
             crops = [G.crop_die(image, x + w / 2, y + h / 2, max(w, h)) for x, y, w, h in (d["box"] for d in dice)]
-            for d, p in zip(dice, model.nets.leaning(G.to_blob(crops))):
+            for d, lean, alone in zip(dice, *leaning_checks(G.to_blob(crops), model.nets)):
                 for kind, belongs in KINDS.items():
                     if belongs(d, record):
-                        scores[kind].append(float(p))
-        out[str(folder)] = {kind: {"dice": len(ps),
-                                   "doubted": sum(p >= policy.leaning_doubt for p in ps) / len(ps) if ps else None,
-                                   "refused": sum(p >= policy.leaning for p in ps) / len(ps) if ps else None}
-                            for kind, ps in scores.items()}
+                        verdicts[kind].append(leaning_verdict(float(lean), float(alone), policy))
+        out[str(folder)] = {kind: {"dice": len(vs),
+                                   "doubted": sum(v is not None for v in vs) / len(vs) if vs else None,
+                                   "refused": sum(v is ReadStatus.NO_READ for v in vs) / len(vs) if vs else None}
+                            for kind, vs in verdicts.items()}
     return out
 
 
@@ -120,8 +123,9 @@ def _frames_text(result: dict, model: ReaderModel) -> list[str]:
     def pct(v: float | None) -> str:
         return "-" if v is None else f"{v:.0%}"
 
-    lines = [f"leaning check at its labelled box: share of dice at the doubt bar ({model.policy.leaning_doubt}) "
-             f"/ at the leaning bar ({model.policy.leaning})"]
+    p = model.policy
+    lines = [f"leaning checks at the labelled box: share of dice doubted (pair check {p.leaning_doubt}, "
+             f"single-crop check {p.leaning_alone_doubt}) / refused (pair check {p.leaning})"]
     for folder, kinds in result.items():
         lines.append(f"  {folder}: " + "; ".join(f"{kind} {pct(k['doubted'])} / {pct(k['refused'])} of {k['dice']}"
                                                   for kind, k in kinds.items()))

@@ -43,7 +43,7 @@ from vision.benchtool.labels import LabelError, LabelledImage, load_labelled
 from vision.benchtool.score import score
 from vision.model import DiceRead, ReadStatus
 from vision.reader import ReaderModel, load_model, read_dice
-from vision.reader.model_dir import CLASSIFIER, DETECTOR, LEANING, SECOND_CLASSIFIER
+from vision.reader.model_dir import CLASSIFIER, DETECTOR, LEANING, LEANING_ALONE, SECOND_CLASSIFIER
 from vision.reader.nets import ModelMissing
 from vision.reader.policy import POLICY_FILE, save_policy
 from vision.sources.folder import decode_image_file
@@ -199,7 +199,7 @@ def _train(base: ReaderModel, frames: list[Frame], out: Path, seed: int, log, st
     cls = T.train_classifier(rng, data, steps.classifier, mined, batch=CLASSIFIER_BATCH, lr=LEARNING_RATE,
                              placed_share=PLACED_SHARE, exported=cls)
     T.export(cls, torch.zeros(1, 3, 40, 40), out / CLASSIFIER, {"input": {0: "n"}, "output": {0: "n"}})
-    for kept in (SECOND_CLASSIFIER, LEANING):  # the base's judgement (see the module docstring)
+    for kept in (SECOND_CLASSIFIER, LEANING, LEANING_ALONE):  # the base's judgement (see the module docstring)
         shutil.copy(base.folder / kept, out / kept)
 
 

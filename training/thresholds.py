@@ -33,7 +33,8 @@ GRID: dict[str, tuple[float, ...]] = {
     "sure_with_pips": (0.5, 0.7, 0.85, 0.9),
     "sure_doubted": (0.95, 0.98, 0.99, 1.01),
     "sure_doubted_second_look": (0.92, 0.95, 0.98),
-    "leaning_doubt": (0.3, 0.5, 0.7),
+    "leaning_doubt": (0.3, 0.5, 0.6, 0.7, 0.8),
+    "leaning_alone_doubt": (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9),
 }
 
 #: Which way each bar of ``GRID`` grows stricter: a higher "sure" bar settles fewer dice, a lower
@@ -44,6 +45,7 @@ STRICTER_WHEN_HIGHER: dict[str, bool] = {
     "sure_doubted": True,
     "sure_doubted_second_look": True,
     "leaning_doubt": False,
+    "leaning_alone_doubt": False,
 }
 
 

@@ -1,4 +1,5 @@
-"""Train the reader's leaning-die check and export it to ONNX.
+"""Train the reader's single-crop leaning check and export it to ONNX (the check that weighs a die
+against the frame's other dice is ``train_lean_pair.py``).
 
     .venv/bin/python -m training.train_lean [--scenes 1500] [--steps 3000] [--seed 0]
 
@@ -6,7 +7,8 @@ A die leaning on the rail or on another die has no face up, so its roll is
 not read (the issue's ``no_read``). Seen from above it shows part of a side
 face, as a die lying flat does not. This network reads the same 40x40 crop
 as the classifiers (``vision.reader.geometry.crop_die``) and gives one
-logit: leaning or not (``vision/models/dice_leaning.onnx``).
+logit: leaning or not (``vision/models/dice_leaning.onnx``). The reader doubts a die this check
+or the pair check doubts (``vision.reader.leaning``).
 
 Data: scenes drawn by ``vision.scenes.render`` with a die leaning in half of
 them (the renderer tips it 17 to 32 degrees against the rail, or anywhere in
@@ -31,6 +33,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
@@ -41,6 +44,7 @@ from torch import nn
 from training.train_reader import cbr, colour_aug, export, freeze_norms, from_onnx, load_real, optimise
 from vision.benchtool.targets import cocked, half_in_view, load_meta
 from vision.reader import geometry as G
+from vision.reader.model_dir import LEANING_ALONE
 from vision.scenes.render import render_scene
 from vision.scenes.table import DICE_SHOWN
 
@@ -154,24 +158,52 @@ def recall_and_false_alarms(net, scenes, photos) -> tuple[float, float, float]:
     return tuple(flagged(p) for p in pools(scenes, photos))
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def add_common_arguments(ap: argparse.ArgumentParser, scenes: int) -> None:
+    """The options both leaning checks' training takes (``train_lean_pair.py`` too)."""
     ap.add_argument("--datasets", type=Path, default=ROOT.parent / "shared" / "datasets")
     ap.add_argument("--out", type=Path, default=ROOT / "vision" / "models")
-    ap.add_argument("--scenes", type=int, default=1500, help="drawn scenes to learn from")
+    ap.add_argument("--scenes", type=int, default=scenes, help="drawn scenes to learn from")
     ap.add_argument("--steps", type=int, default=3000)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (lower to go on from --start-onnx)")
+    ap.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (lower when going on from a trained network)")
     ap.add_argument("--frames", type=Path, action="append", default=[],
                     help="a folder of training/render frames (never its held-out sets)")
+
+
+def seeded(seed: int) -> np.random.Generator:
+    """One thread and one seed for torch, OpenCV and the batches' generator."""
+    torch.set_num_threads(1)
+    torch.manual_seed(seed)
+    cv2.setNumThreads(1)
+    return np.random.default_rng(seed)
+
+
+def fit(net: nn.Module, batch: Callable[[], tuple[torch.Tensor, torch.Tensor]], steps: int, lr: float) -> None:
+    """Train ``net`` on ``steps`` batches, one logit against a 0/1 label (AdamW, one-cycle rate),
+    printing the loss and the batch's accuracy every 200 steps; leaves it in eval mode."""
+    opt = torch.optim.AdamW(net.parameters(), lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=steps)
+    lossf = nn.BCEWithLogitsLoss()
+    t0 = time.time()
+    for step in range(steps):
+        x, y = batch()
+        out = net(x)
+        loss = lossf(out, y)
+        optimise(opt, sched, loss)
+        if step % 200 == 0 or step == steps - 1:
+            acc = ((out > 0).float() == y).float().mean().item()
+            print(f"  lean {step:5d} loss {loss.item():.3f} acc {acc:.3f} ({time.time() - t0:.0f}s)", flush=True)
+    net.eval()
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    add_common_arguments(ap, scenes=1500)
     ap.add_argument("--start-onnx", type=Path, default=None,
-                    help="go on from this folder's dice_leaning.onnx (e.g. vision/models)")
+                    help=f"go on from this folder's {LEANING_ALONE} (e.g. vision/models)")
     args = ap.parse_args(argv)
 
-    torch.set_num_threads(1)
-    torch.manual_seed(args.seed)
-    cv2.setNumThreads(1)
-    rng = np.random.default_rng(args.seed)
+    rng = seeded(args.seed)
     photos = load_real(sorted(p for p in args.datasets.iterdir() if p.is_dir()), "tune")
     print(f"drawing {args.scenes} scenes", flush=True)
     scenes = drawn(rng, args.scenes)
@@ -179,29 +211,14 @@ def main(argv=None) -> int:
 
     lean_rendered, flat_rendered = rendered(args.frames)
 
-    if args.start_onnx:
-        net = freeze_norms(from_onnx(LeanNet, args.start_onnx / "dice_leaning.onnx"))
-    else:
-        net = LeanNet()
-    opt = torch.optim.AdamW(net.parameters(), args.lr, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, args.lr, total_steps=args.steps)
-    lossf = nn.BCEWithLogitsLoss()
+    net = freeze_norms(from_onnx(LeanNet, args.start_onnx / LEANING_ALONE)) if args.start_onnx else LeanNet()
     leaning, flat_drawn, flat_photo = pools(scenes, photos)
-    t0 = time.time()
-    for step in range(args.steps):
-        x, y = sample(rng, leaning, flat_drawn, flat_photo, 128, lean_rendered, flat_rendered)
-        out = net(x)
-        loss = lossf(out, y)
-        optimise(opt, sched, loss)
-        if step % 200 == 0 or step == args.steps - 1:
-            acc = ((out > 0).float() == y).float().mean().item()
-            print(f"  lean {step:5d} loss {loss.item():.3f} acc {acc:.3f} ({time.time() - t0:.0f}s)", flush=True)
-    net.eval()
+    fit(net, lambda: sample(rng, leaning, flat_drawn, flat_photo, 128, lean_rendered, flat_rendered), args.steps, args.lr)
     hit, drawn_alarm, photo_alarm = recall_and_false_alarms(net, check, photos)
     print(f"  other drawn scenes: {hit:.3f} of leaning dice flagged, {drawn_alarm:.3f} of flat ones; "
           f"tune photos: {photo_alarm:.4f} of their dice flagged", flush=True)
     args.out.mkdir(parents=True, exist_ok=True)
-    export(net, torch.zeros(1, 3, G.CLS_SIZE, G.CLS_SIZE), args.out / "dice_leaning.onnx",
+    export(net, torch.zeros(1, 3, G.CLS_SIZE, G.CLS_SIZE), args.out / LEANING_ALONE,
            {"input": {0: "n"}, "output": {0: "n"}})
     return 0
 

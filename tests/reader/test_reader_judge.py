@@ -135,6 +135,16 @@ def test_a_leaning_die_is_no_read_and_a_die_that_may_lean_is_for_the_dealer():
     assert judge([replace(flat, leaning=P.leaning_doubt * 0.9), other], 2, FRAME).status == ReadStatus.OK
 
 
+def test_either_leaning_check_may_doubt_a_die():
+    """The check against the other dice and the single-crop check miss different dice: a die
+    either one doubts goes to the dealer, though the other finds it flat."""
+    flat, other = sure(4, 100, 100), sure(2, 300, 200)
+    alone = judge([replace(flat, leaning_alone=P.leaning_alone_doubt), other], 2, FRAME)
+    assert alone.status == ReadStatus.UNCERTAIN and "may be leaning" in alone.reason
+    below = replace(flat, leaning=P.leaning_doubt * 0.9, leaning_alone=P.leaning_alone_doubt * 0.9)
+    assert judge([below, other], 2, FRAME).status == ReadStatus.OK
+
+
 def test_one_die_seen_twice_is_one_die():
     top = sure(1, 100, 100, peak=0.9)
     side_face = sure(3, 100, 118, peak=0.4)

@@ -10,7 +10,7 @@ import pytest
 from controller.cli import main
 from vision.benchtool.labels import LabelledDie, LabelledImage
 from vision.model import DiceRead, Die, ReadStatus
-from vision.reader.model_dir import CLASSIFIER, LEANING, MODEL_FILES, SECOND_CLASSIFIER, model_problems
+from vision.reader.model_dir import CLASSIFIER, LEANING, LEANING_ALONE, MODEL_FILES, SECOND_CLASSIFIER, model_problems
 from vision.reader.policy import POLICY_FILE
 
 learn_module = pytest.importorskip("training.learn")
@@ -90,7 +90,7 @@ def test_learn_writes_the_model_folder_when_the_new_model_passes_the_gate(sessio
     assert model_problems(out) == [] and {p.name for p in out.iterdir()} == set(MODEL_FILES)
     # classifier B and the leaning check stay the base's: a value settles only where B agrees
     bundled = Path(__file__).resolve().parents[2] / "vision" / "models"
-    for kept in (SECOND_CLASSIFIER, LEANING):
+    for kept in (SECOND_CLASSIFIER, LEANING, LEANING_ALONE):
         assert (out / kept).read_bytes() == (bundled / kept).read_bytes()
     assert (out / CLASSIFIER).read_bytes() != (bundled / CLASSIFIER).read_bytes()
     provenance = json.loads((out / POLICY_FILE).read_text())["provenance"]

@@ -60,14 +60,24 @@ def test_a_wrong_policy_is_refused_naming_the_key(data, where):
 
 def test_a_folder_missing_a_file_or_with_a_broken_policy_is_named(tmp_path: Path):
     folder = copy_model(tmp_path)
-    (folder / "dice_leaning.onnx").unlink()
+    (folder / "dice_classifier_b.onnx").unlink()
     (folder / POLICY_FILE).write_text("{not json")
     problems = model_problems(folder)
-    assert any("dice_leaning.onnx: missing" in p for p in problems)
+    assert any(p.endswith("dice_classifier_b.onnx: missing") for p in problems)
     assert any("not JSON" in p for p in problems)
     assert model_problems(tmp_path / "nowhere") == [f"no such model folder: {tmp_path / 'nowhere'}"]
     with pytest.raises(ModelMissing):
         load_model(folder)
+
+
+def test_a_folder_with_the_single_crop_leaning_check_says_what_to_do(tmp_path: Path):
+    """A model folder written before the leaning check weighed dice in pairs holds only the
+    single-crop check, ``dice_leaning.onnx``: it is refused, naming the file to copy or the command to run."""
+    folder = copy_model(tmp_path)
+    (folder / "dice_leaning_pair.onnx").rename(folder / "dice_leaning.onnx")
+    (problem,) = model_problems(folder)
+    assert "dice_leaning_pair.onnx: missing" in problem and "single-crop leaning check" in problem
+    assert "vision/models" in problem and "dicetable learn" in problem
 
 
 def test_the_digest_changes_with_any_model_file_and_not_with_a_readme(tmp_path: Path):

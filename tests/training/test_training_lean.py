@@ -20,7 +20,7 @@ BUNDLED = Path(__file__).resolve().parents[2] / "vision" / "models"
 
 def frames_folder(tmp_path: Path, dice: list[dict]) -> Path:
     (tmp_path / "images").mkdir()
-    cv2.imwrite(str(tmp_path / "images" / "f.jpg"), np.full((120, 200, 3), 90, np.uint8))
+    cv2.imwrite(str(tmp_path / "images" / "f.jpg"), np.full((120, 260, 3), 90, np.uint8))
     base = {"box": [0.0, 10.0, 30.0, 30.0], "tilt_deg": 0.0, "visible": 1.0, "in_frame": True,
             "on_rail": False, "on_die": False, "value": 3}
     placed = [{**base, **d, "box": [10.0 + 40 * i, 10.0, 30.0, 30.0]} for i, d in enumerate(dice)]

@@ -48,7 +48,8 @@ class Evidence:
     highlight: bool = False  # a light spot in the middle unlike the other pips (see pips.py)
     contradicted: bool = False  # the other scale saw this die whole and read another value (closeup.py)
     second_look: bool = False  # probs average eight views, not two (read.py)
-    leaning: float = 0.0  # probability that the die leans (on the rail or another die)
+    leaning: float = 0.0  # probability that the die leans (on the rail or another die), against the other dice
+    leaning_alone: float = 0.0  # the same from the die's crop alone
 
     @property
     def value(self) -> int:
@@ -108,10 +109,10 @@ def judge(
         if landing_mask is not None and not _inside(landing_mask, e):
             return verdict(ReadStatus.NO_READ, "a die is outside the landing area")
     for e in dice:
-        if e.leaning >= p.leaning:
+        if leaning_verdict(e.leaning, e.leaning_alone, p) is ReadStatus.NO_READ:
             return verdict(ReadStatus.NO_READ, f"the die at ({e.cx:.0f}, {e.cy:.0f}) is leaning (on the rail or a die?)")
     for e in dice:
-        if e.leaning >= p.leaning_doubt:
+        if leaning_verdict(e.leaning, e.leaning_alone, p) is ReadStatus.UNCERTAIN:
             return verdict(ReadStatus.UNCERTAIN, f"the die at ({e.cx:.0f}, {e.cy:.0f}) may be leaning")
     for i, a in enumerate(dice):
         for b in dice[i + 1:]:
@@ -133,6 +134,17 @@ def judge(
                 return verdict(ReadStatus.UNCERTAIN, f"the die at ({e.cx:.0f}, {e.cy:.0f}) shows a spot unlike its pips (glare?)")
             return verdict(ReadStatus.UNCERTAIN, f"the die at ({e.cx:.0f}, {e.cy:.0f}) is not clear")
     return verdict(ReadStatus.OK)
+
+
+def leaning_verdict(against_others: float, alone: float, policy: ReadPolicy = DEFAULT_POLICY) -> ReadStatus | None:
+    """What the two leaning checks make of one die: ``NO_READ`` when the check against the frame's
+    other dice is sure it leans, ``UNCERTAIN`` when either check doubts it (they miss different
+    dice), None when neither does."""
+    if against_others >= policy.leaning:
+        return ReadStatus.NO_READ
+    if against_others >= policy.leaning_doubt or alone >= policy.leaning_alone_doubt:
+        return ReadStatus.UNCERTAIN
+    return None
 
 
 def face(probs: Sequence[float] | np.ndarray) -> int:

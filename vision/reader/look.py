@@ -9,6 +9,7 @@ import numpy as np
 from vision.reader import geometry as G
 from vision.reader.detect import Candidate
 from vision.reader.judge import Evidence, face, is_die, is_sure, pips_can_matter
+from vision.reader.leaning import leaning_checks
 from vision.reader.nets import DiceNets
 from vision.reader.pips import PipCount, agreed_count, count_pips, count_pips_fine
 from vision.reader.policy import DEFAULT_POLICY, ReadPolicy
@@ -69,7 +70,7 @@ def evidence_at(frame: np.ndarray, reading: Reading, cands: list[Candidate], exp
 def first_look(frame: np.ndarray, reading: Reading, cands: list[Candidate], expect: int | None) -> Look:
     """Detector candidates (strongest first), each read by the first classifier and, where that
     takes it for a die, by the second one turned by ``SECOND_VIEW_DEG``; the
-    places counted as dice are also checked for leaning.
+    places counted as dice are also checked for leaning, against the others and alone (``leaning.py``).
 
     Only ``expect + EXTRA_CANDIDATES`` places are read (all up to
     ``MAX_CANDIDATES`` without a count): with more, the count check fails
@@ -102,9 +103,9 @@ def first_look(frame: np.ndarray, reading: Reading, cands: list[Candidate], expe
         if die:
             dice.append(i)
     if dice:  # only a place counted as a die can lean
-        lean = nets.leaning(G.to_blob([straight[i] for i in dice]))
-        for i, p in zip(dice, lean):
-            evidence[i] = replace(evidence[i], leaning=float(p))
+        lean, alone = leaning_checks(G.to_blob([straight[i] for i in dice]), nets)
+        for i, p, q in zip(dice, lean, alone):
+            evidence[i] = replace(evidence[i], leaning=float(p), leaning_alone=float(q))
     return Look(evidence, views, straight, counts)
 
 

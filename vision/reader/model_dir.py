@@ -24,13 +24,20 @@ DETECTOR = "dice_detector.onnx"
 CLASSIFIER = "dice_classifier.onnx"
 #: The second classifier, trained apart: it reads each die turned by 45 degrees and must agree.
 SECOND_CLASSIFIER = "dice_classifier_b.onnx"
-#: The leaning check: one logit per crop that the die shows a side face.
-LEANING = "dice_leaning.onnx"
-NETWORK_FILES = (DETECTOR, CLASSIFIER, SECOND_CLASSIFIER, LEANING)
+#: The leaning check: one logit per pair of crops (a die, another die of its frame) that the
+#: first leans (``vision.reader.leaning``).
+LEANING = "dice_leaning_pair.onnx"
+#: The second leaning check, of one crop alone: either check may doubt a die (``judge.py``).
+LEANING_ALONE = "dice_leaning.onnx"
+NETWORK_FILES = (DETECTOR, CLASSIFIER, SECOND_CLASSIFIER, LEANING, LEANING_ALONE)
 #: Every file that makes a model (what its digest covers); a README beside them is not part of it.
 MODEL_FILES = (*NETWORK_FILES, POLICY_FILE)
 #: Hex digits of the digest kept (64 bits: no two models of one casino collide by chance).
 DIGEST_CHARS = 16
+
+
+_NO_PAIR_CHECK = (f" (a folder with only the single-crop leaning check, {LEANING_ALONE}: copy {LEANING} from the "
+                  f"bundled model, vision/models, or run dicetable learn again)")
 
 
 @dataclass(frozen=True)
@@ -48,7 +55,8 @@ def model_problems(folder: Path) -> list[str]:
     loading the networks: a configuration check names these before the table starts."""
     if not folder.is_dir():
         return [f"no such model folder: {folder}"]
-    problems = [f"{folder / name}: missing" for name in MODEL_FILES if not (folder / name).is_file()]
+    problems = [f"{folder / name}: missing" + (_NO_PAIR_CHECK if name == LEANING and (folder / LEANING_ALONE).is_file() else "")
+                for name in MODEL_FILES if not (folder / name).is_file()]
     if (folder / POLICY_FILE).is_file():
         try:
             load_policy(folder / POLICY_FILE)
@@ -87,7 +95,8 @@ def load_model(folder: Path | str | None = None) -> ReaderModel:
             policy = load_policy(path / POLICY_FILE)
         except PolicyError as exc:
             raise ModelMissing(str(exc)) from exc
-        nets = DiceNets(path / DETECTOR, path / CLASSIFIER, path / SECOND_CLASSIFIER, path / LEANING)
+        nets = DiceNets(path / DETECTOR, path / CLASSIFIER, path / SECOND_CLASSIFIER, path / LEANING,
+                        path / LEANING_ALONE)
         model = ReaderModel(nets, policy, path, digest)
         _LOADED[path] = model
         return model

@@ -23,13 +23,15 @@ class ModelMissing(RuntimeError):
 
 
 class DiceNets:
-    """The detector, the two classifiers and the leaning check, safe to share
+    """The detector, the two classifiers and the two leaning checks, safe to share
     between threads (one lock for the detector, one for the crop networks)."""
 
-    def __init__(self, detector: Path, classifier: Path, second_classifier: Path, leaning: Path):
+    def __init__(self, detector: Path, classifier: Path, second_classifier: Path, leaning: Path,
+                 leaning_alone: Path):
         self._det = load_net(detector)
         self._cls = [load_net(classifier), load_net(second_classifier)]
         self._lean = load_net(leaning)
+        self._lean_alone = load_net(leaning_alone)
         self._det_lock = threading.Lock()
         self._cls_lock = threading.Lock()
         self._warm_up()
@@ -40,7 +42,8 @@ class DiceNets:
         blob = np.zeros((1, 3, 40, 40), np.float32)
         self.classify(blob)
         self.classify(blob, second=True)
-        self.leaning(blob)
+        self.leaning(np.zeros((1, 6, 40, 40), np.float32))
+        self.leaning_alone(blob)
 
     def detect(self, blob: np.ndarray) -> np.ndarray:
         """(1, 3, H, W) in 0..1 -> (4, H/4, W/4): heat logit, log(size/16), dx, dy."""
@@ -62,12 +65,22 @@ class DiceNets:
         return e / e.sum(axis=1, keepdims=True)
 
     def leaning(self, blob: np.ndarray) -> np.ndarray:
-        """(N, 3, 40, 40) in 0..1 -> (N,) probability that each die leans (shows a side face)."""
+        """(N, 6, 40, 40) in 0..1, each a die's crop and a reference die's of the same frame
+        (``vision.reader.leaning``) -> (N,) probability that the first die leans."""
         if len(blob) == 0:
             return np.zeros(0, np.float32)
         with self._cls_lock:
             self._lean.setInput(blob)
             logits = self._lean.forward()[:, 0]
+        return 1.0 / (1.0 + np.exp(-logits))
+
+    def leaning_alone(self, blob: np.ndarray) -> np.ndarray:
+        """(N, 3, 40, 40) in 0..1 -> (N,) probability that each die leans, from its crop alone."""
+        if len(blob) == 0:
+            return np.zeros(0, np.float32)
+        with self._cls_lock:
+            self._lean_alone.setInput(blob)
+            logits = self._lean_alone.forward()[:, 0]
         return 1.0 / (1.0 + np.exp(-logits))
 
 

@@ -67,7 +67,7 @@ class ReadPolicy:
     #: with the pip counter agreeing (the two views must still agree on the value; the counter
     #: shares no weights with them, but a die seen from the side shows a side face's pips to all
     #: three, which the leaning check and the top-face rules guard);
-    sure_with_pips: float = 0.5
+    sure_with_pips: float = 0.85
     #: with a cue against the value (a disagreeing count, a highlight, another look's other value);
     sure_doubted: float = 0.95
     #: the same after the second look (eight views averaged give a steadier probability; never higher).
@@ -76,10 +76,14 @@ class ReadPolicy:
     min_sure_side_px: float = 24.0
 
     # -- which face is up
-    #: a die the leaning check gives at least this probability has no face up: ``no_read`` ...
+    #: a die the leaning check (against the frame's other dice) gives at least this probability
+    #: has no face up: ``no_read`` ...
     leaning: float = 0.7
     #: ... and at least this one, it may lean: ``uncertain``.
     leaning_doubt: float = 0.3
+    #: a die the single-crop check gives at least this probability may lean too: the two checks
+    #: miss different dice, and a die either doubts is not settled.
+    leaning_alone_doubt: float = 0.7
     #: a camera further than this off the vertical (calibrated tilt, degrees) sees side faces
     #: large enough to be read for the top one: its reads are never ``ok``.
     max_view_tilt_deg: float = 25.0
