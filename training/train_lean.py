@@ -68,10 +68,10 @@ class LeanNet(nn.Module):
         return self.net(x)
 
 
-def drawn(rng: np.random.Generator, count: int) -> list[tuple[np.ndarray, list[Die], list[Die]]]:
-    """``count`` drawn scenes: (image, leaning dice, flat dice). A die leans in
-    every other scene; in every fourth a die lies flat against the rail, where
-    the leaning ones are (else the rail itself would pass for the cue)."""
+def drawn_dice(rng: np.random.Generator, count: int) -> list[tuple[np.ndarray, list[tuple[Die, bool]]]]:
+    """``count`` drawn scenes, each its image and its dice (and whether each leans). A die leans
+    in every other scene; in every fourth a die lies flat against the rail, where the leaning
+    ones are (else the rail itself would pass for the cue). Both leaning checks learn from these."""
     out = []
     for i in range(count):
         setting = "cage" if rng.random() < 0.35 else "rail"
@@ -79,12 +79,18 @@ def drawn(rng: np.random.Generator, count: int) -> list[tuple[np.ndarray, list[D
         image, label = render_scene(rng, setting=setting, touching=bool(rng.random() < 0.1),
                                     leaning=int(rng.integers(n)) if i % 2 == 0 else None,
                                     at_rail=int(rng.integers(n)) if i % 4 == 1 else None)
-        lean, flat = [], []
+        dice = []
         for d in label.dice:
             x, y, w, h = d.box
-            (lean if d.leaning else flat).append((x + w / 2, y + h / 2, float(max(w, h))))
-        out.append((image, lean, flat))
+            dice.append(((x + w / 2, y + h / 2, float(max(w, h))), bool(d.leaning)))
+        out.append((image, dice))
     return out
+
+
+def drawn(rng: np.random.Generator, count: int) -> list[tuple[np.ndarray, list[Die], list[Die]]]:
+    """``count`` drawn scenes (``drawn_dice``): (image, leaning dice, flat dice)."""
+    return [(image, [d for d, leans in dice if leans], [d for d, leans in dice if not leans])
+            for image, dice in drawn_dice(rng, count)]
 
 
 #: A rendered die within this many degrees of flat lies flat (one cocked is the bench's rule,
@@ -214,13 +220,18 @@ def main(argv=None) -> int:
     net = freeze_norms(from_onnx(LeanNet, args.start_onnx / LEANING_ALONE)) if args.start_onnx else LeanNet()
     leaning, flat_drawn, flat_photo = pools(scenes, photos)
     fit(net, lambda: sample(rng, leaning, flat_drawn, flat_photo, 128, lean_rendered, flat_rendered), args.steps, args.lr)
-    hit, drawn_alarm, photo_alarm = recall_and_false_alarms(net, check, photos)
+    report_and_export(net, recall_and_false_alarms(net, check, photos), args.out / LEANING_ALONE, channels=3)
+    return 0
+
+
+def report_and_export(net: nn.Module, rates: tuple[float, float, float], path: Path, channels: int) -> None:
+    """Print the check's rates on drawn scenes it did not learn from and on the tune photos
+    (leaning dice flagged, flat ones flagged, photo dice flagged), and export it to ``path``."""
+    hit, drawn_alarm, photo_alarm = rates
     print(f"  other drawn scenes: {hit:.3f} of leaning dice flagged, {drawn_alarm:.3f} of flat ones; "
           f"tune photos: {photo_alarm:.4f} of their dice flagged", flush=True)
-    args.out.mkdir(parents=True, exist_ok=True)
-    export(net, torch.zeros(1, 3, G.CLS_SIZE, G.CLS_SIZE), args.out / LEANING_ALONE,
-           {"input": {0: "n"}, "output": {0: "n"}})
-    return 0
+    path.parent.mkdir(parents=True, exist_ok=True)
+    export(net, torch.zeros(1, channels, G.CLS_SIZE, G.CLS_SIZE), path, {"input": {0: "n"}, "output": {0: "n"}})
 
 
 if __name__ == "__main__":

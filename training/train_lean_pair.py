@@ -43,14 +43,12 @@ import numpy as np
 import torch
 from torch import nn
 
-from training.train_lean import add_common_arguments, fit, seeded
-from training.train_reader import cbr, colour_aug, export, load_real
+from training.train_lean import add_common_arguments, drawn_dice, fit, report_and_export, seeded
+from training.train_reader import cbr, colour_aug, load_real
 from vision.benchtool.targets import cocked, half_in_view, load_meta
 from vision.reader import geometry as G
 from vision.reader.leaning import pair_blob
 from vision.reader.model_dir import LEANING
-from vision.scenes.render import render_scene
-from vision.scenes.table import DICE_SHOWN
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -85,21 +83,8 @@ class PairLeanNet(nn.Module):
 
 
 def drawn(rng: np.random.Generator, count: int) -> list[Group]:
-    """``count`` drawn scenes, a group each. A die leans in every other scene; in every fourth a die
-    lies flat against the rail, where the leaning ones are (else the rail itself would pass for the cue)."""
-    out = []
-    for i in range(count):
-        setting = "cage" if rng.random() < 0.35 else "rail"
-        n = DICE_SHOWN[setting]
-        image, label = render_scene(rng, setting=setting, touching=bool(rng.random() < 0.1),
-                                    leaning=int(rng.integers(n)) if i % 2 == 0 else None,
-                                    at_rail=int(rng.integers(n)) if i % 4 == 1 else None)
-        group = []
-        for d in label.dice:
-            x, y, w, h = d.box
-            group.append((image, (x + w / 2, y + h / 2, float(max(w, h))), int(d.leaning)))
-        out.append(group)
-    return out
+    """``count`` drawn scenes (``train_lean.drawn_dice``), a group each."""
+    return [[(image, die, int(leans)) for die, leans in dice] for image, dice in drawn_dice(rng, count)]
 
 
 def photographed(photos) -> list[Group]:
@@ -224,12 +209,7 @@ def main(argv=None) -> int:
 
     net = PairLeanNet(args.width)
     fit(net, lambda: sample(rng, sources, 128), args.steps, args.lr)
-    hit, alarm = leaning_rates(net, check)
-    print(f"  other drawn scenes: {hit:.3f} of leaning dice flagged, {alarm:.3f} of flat ones; "
-          f"tune photos: {leaning_rates(net, photos)[1]:.4f} of their dice flagged", flush=True)
-    args.out.mkdir(parents=True, exist_ok=True)
-    export(net, torch.zeros(1, 6, G.CLS_SIZE, G.CLS_SIZE), args.out / LEANING,
-           {"input": {0: "n"}, "output": {0: "n"}})
+    report_and_export(net, (*leaning_rates(net, check), leaning_rates(net, photos)[1]), args.out / LEANING, channels=6)
     return 0
 
 
