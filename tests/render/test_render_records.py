@@ -80,6 +80,18 @@ def test_a_frames_folder_goes_on_after_a_stop_in_the_middle_of_a_line(tmp_path):
     assert [json.loads(line)["image"] for line in lines] == ["r1.jpg", "r2.jpg"]
 
 
+def test_two_batches_filling_one_folder_keep_each_other_s_rows(tmp_path):
+    """Two batches of other seeds writing into one folder side by side: each rewrites the manifest
+    from every line of ``meta.jsonl``, not only its own."""
+    first, second = FramesFolder(tmp_path), FramesFolder(tmp_path)
+    first.add(image_record("r1.jpg", "rail", (640, 480), 1, [DIE]), _jpeg())
+    second.add(image_record("r2.jpg", "rail", (640, 480), 2, [DIE]), _jpeg())
+    first.add(image_record("r3.jpg", "rail", (640, 480), 3, [DIE]), _jpeg())
+    with open(tmp_path / "manifest.csv", newline="") as fh:
+        assert [r["image"] for r in csv.DictReader(fh)] == ["images/r1.jpg", "images/r2.jpg", "images/r3.jpg"]
+    assert first.done("r2.jpg") and [li.values for li in load_labelled(tmp_path).images] == [(5,)] * 3
+
+
 def test_an_image_whose_picture_is_gone_is_not_done(tmp_path):
     folder = FramesFolder(tmp_path)
     folder.add(image_record("r1.jpg", "rail", (64, 48), 1, [DIE]), _jpeg())

@@ -3,13 +3,18 @@ and go on later: ``meta.jsonl`` (one line per finished image, the record of trut
 ``manifest.csv`` and YOLO labels that ``dicetable bench`` reads, and ``crops.csv``.
 
 An image counts as done only once its line is in ``meta.jsonl`` (or ``crops.csv``); the picture
-and its label are written before it, so a run stopped halfway redoes that one image.
+and its label are written before it, so a run stopped halfway redoes that one image. Batches of
+other seeds may fill one frames folder side by side: each appends its line and rewrites the
+manifest from every line in the file, one at a time (a lock file, ``.lock``).
 """
 from __future__ import annotations
 
 import csv
+import fcntl
 import json
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from training.render.rules import DieFacts, eligible, settleable
@@ -91,6 +96,18 @@ def _replace(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
+@contextmanager
+def _alone(root: Path) -> Iterator[None]:
+    """Hold the folder's lock: one process at a time appends to ``meta.jsonl`` and rewrites the
+    manifest from it."""
+    with open(root / ".lock", "a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
 class FramesFolder:
     """A frames folder: ``images/``, ``labels/`` with ``classes.txt``, ``meta.jsonl``, ``manifest.csv``."""
 
@@ -101,8 +118,9 @@ class FramesFolder:
         names = self.root / "labels" / "classes.txt"
         if not names.is_file():
             names.write_text(CLASS_NAMES)
-        trim_partial_line(self.root / "meta.jsonl")
-        self.records = {r["image"]: r for r in read_jsonl(self.root / "meta.jsonl")}
+        with _alone(self.root):
+            trim_partial_line(self.root / "meta.jsonl")
+            self.records = {r["image"]: r for r in read_jsonl(self.root / "meta.jsonl")}
 
     def done(self, name: str) -> bool:
         return name in self.records and (self.root / "images" / name).is_file()
@@ -115,12 +133,14 @@ class FramesFolder:
         tmp.write_bytes(jpeg)
         os.replace(tmp, image)
         _replace(self.root / "labels" / (Path(name).stem + ".txt"), yolo_text(record))
-        with open(self.root / "meta.jsonl", "a") as fh:
-            fh.write(json.dumps(record, sort_keys=True) + "\n")
-        self.records[name] = record
-        self.write_manifest()
+        with _alone(self.root):
+            with open(self.root / "meta.jsonl", "a") as fh:
+                fh.write(json.dumps(record, sort_keys=True) + "\n")
+            self.records = {r["image"]: r for r in read_jsonl(self.root / "meta.jsonl")}  # other batches' too
+            self.write_manifest()
 
     def write_manifest(self) -> None:
+        """The manifest of every record whose picture is there (call with the folder's lock held)."""
         rows = [["image", "values", "touching", "leaning"]]
         rows += [manifest_row(self.records[n]) for n in sorted(self.records)
                  if (self.root / "images" / n).is_file()]
