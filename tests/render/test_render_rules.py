@@ -5,7 +5,8 @@ from dataclasses import replace
 
 import pytest
 
-from training.render.rules import DieFacts, eligible, settleable, too_close
+from training.render.rules import DieFacts, cocked, eligible, settleable, too_close
+from vision.benchtool.targets import cocked as bench_cocked
 
 FLAT = DieFacts(value=3, box=(100.0, 100.0, 30.0, 30.0), tilt_deg=1.0, on_rail=False, on_die=False,
                 touching=False, visible=1.0, lamp_on_top=False, top_px=22.0, in_frame=True)
@@ -54,3 +55,14 @@ def test_a_roll_with_one_ineligible_die_or_none_is_not_settleable():
     assert settleable([FLAT, other])
     assert not settleable([FLAT, replace(other, tilt_deg=20.0)])
     assert not settleable([])
+
+
+@pytest.mark.parametrize("tilt, on_rail, on_die", [
+    (0.0, False, False), (8.0, False, False), (8.01, False, False), (0.0, True, False), (0.0, False, True), (30.0, True, True),
+])
+def test_the_renderer_and_the_bench_call_the_same_dice_cocked(tilt, on_rail, on_die):
+    """The renderer flags a roll its manifest says must not settle, and the bench counts the
+    refusals, each by its own side of the layers; the two rules must agree."""
+    die = replace(FLAT, tilt_deg=tilt, on_rail=on_rail, on_die=on_die)
+    assert cocked(tilt, on_rail, on_die) == (not die.flat)
+    assert cocked(tilt, on_rail, on_die) == bench_cocked({"tilt_deg": tilt, "on_rail": on_rail, "on_die": on_die})

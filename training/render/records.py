@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from training.render.rules import DieFacts, eligible, settleable
+from training.render.rules import DieFacts, cocked, eligible, settleable
 
 CLASS_NAMES = "".join(f"{face}\n" for face in range(1, 7))
 CROPS_HEADER = ["image", "value", "top_px", "tilt_deg", "visible", "material", "seed"]
@@ -62,7 +62,7 @@ def manifest_row(record: dict) -> list[str]:
     dice = labelled(record["dice"])
     values = " ".join(str(d["value"]) for d in dice) or "[]"
     touching = any(d["touching"] for d in record["dice"])
-    leaning = any(d["tilt_deg"] > 8.0 or d["on_rail"] or d["on_die"] for d in record["dice"])
+    leaning = any(cocked(d["tilt_deg"], d["on_rail"], d["on_die"]) for d in record["dice"])
     return [f"images/{record['image']}", values, str(int(touching)), str(int(leaning))]
 
 

@@ -43,7 +43,13 @@ class DieFacts:
 
     @property
     def flat(self) -> bool:
-        return self.tilt_deg <= MAX_TILT_DEG and not self.on_rail and not self.on_die
+        return not cocked(self.tilt_deg, self.on_rail, self.on_die)
+
+
+def cocked(tilt_deg: float, on_rail: bool, on_die: bool) -> bool:
+    """Whether a die has no face up: tilted more than ``MAX_TILT_DEG``, or resting on the rail or on
+    another die (the bench's ``vision.benchtool.targets.cocked`` reads the same from a record)."""
+    return tilt_deg > MAX_TILT_DEG or on_rail or on_die
 
 
 def eligible(die: DieFacts) -> bool:
