@@ -79,11 +79,7 @@ def drawn_dice(rng: np.random.Generator, count: int) -> list[tuple[np.ndarray, l
         image, label = render_scene(rng, setting=setting, touching=bool(rng.random() < 0.1),
                                     leaning=int(rng.integers(n)) if i % 2 == 0 else None,
                                     at_rail=int(rng.integers(n)) if i % 4 == 1 else None)
-        dice = []
-        for d in label.dice:
-            x, y, w, h = d.box
-            dice.append(((x + w / 2, y + h / 2, float(max(w, h))), bool(d.leaning)))
-        out.append((image, dice))
+        out.append((image, [(box_die(d.box), bool(d.leaning)) for d in label.dice]))
     return out
 
 
@@ -100,6 +96,17 @@ FLAT_DEG = 2.0
 FRAME_SHARE = 0.3
 
 
+def box_die(box: list[float] | tuple[float, ...]) -> Die:
+    """A labelled box (x, y, w, h) as the die the reader crops: its centre and its larger side."""
+    x, y, w, h = box
+    return (x + w / 2, y + h / 2, float(max(w, h)))
+
+
+def lie_of(die: dict) -> int | None:
+    """How a rendered die lies for both leaning checks: 1 cocked, 0 flat, None in between (left out)."""
+    return 1 if cocked(die) else 0 if die["tilt_deg"] <= FLAT_DEG else None
+
+
 def rendered(folders: list[Path]) -> tuple[list, list]:
     """(image, die) pairs of rendered frames: cocked dice, flat dice (see the module docstring)."""
     lean: list = []
@@ -113,12 +120,9 @@ def rendered(folders: list[Path]) -> tuple[list, list]:
             if image is None:
                 continue
             for d in keep:
-                x, y, w, h = d["box"]
-                die = (x + w / 2, y + h / 2, float(max(w, h)))
-                if cocked(d):
-                    lean.append((image, die))
-                elif d["tilt_deg"] <= FLAT_DEG:
-                    flat.append((image, die))
+                lies = lie_of(d)
+                if lies is not None:
+                    (lean if lies else flat).append((image, box_die(d["box"])))
         print(f"  {folder.name}: {len(lean)} cocked and {len(flat)} flat rendered dice so far", flush=True)
     return lean, flat
 

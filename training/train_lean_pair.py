@@ -25,7 +25,7 @@ Data, as groups of dice of one picture, each die cocked or flat:
   camera) making a group.
 
 A rendered die cocked as the reader must refuse it (tilted more than 8 degrees, or resting on the
-rail or on another die) leans; one within ``FLAT_DEG`` of flat does not (between the two it is
+rail or on another die) leans; one within ``train_lean.FLAT_DEG`` of flat does not (between the two it is
 left out); each at least half in view. A pair is a cocked die against a flat one of its group
 (leans), or a flat die against any other (does not); ``SELF_SHARE`` of them are a die against
 itself, labelled by its own lie, for a frame where one die is found.
@@ -43,22 +43,18 @@ import numpy as np
 import torch
 from torch import nn
 
-from training.train_lean import add_common_arguments, drawn_dice, fit, report_and_export, seeded
+from training.train_lean import Die, add_common_arguments, box_die, drawn_dice, fit, lie_of, report_and_export, seeded
 from training.train_reader import cbr, colour_aug, load_real
-from vision.benchtool.targets import cocked, half_in_view, load_meta
+from vision.benchtool.targets import half_in_view, load_meta
 from vision.reader import geometry as G
 from vision.reader.leaning import pair_blob
 from vision.reader.model_dir import LEANING
 
 ROOT = Path(__file__).resolve().parents[1]
 
-Die = tuple[float, float, float]  # centre x, centre y, bounding-box side (pixels)
 #: Dice of one picture: (image, die, 1 when it leans else 0).
 Group = list[tuple[np.ndarray, Die, int]]
 
-#: A rendered die within this many degrees of flat lies flat (one cocked is the bench's rule,
-#: ``vision.benchtool.targets.cocked``).
-FLAT_DEG = 2.0
 #: Share of pairs that are a die against itself.
 SELF_SHARE = 0.1
 #: Where each side of a batch comes from, where there is such data (renders: frames and crops).
@@ -98,32 +94,22 @@ def rendered(folders: list[Path], crop_folders: list[Path] = ()) -> list[Group]:
     groups: list[Group] = []
     for folder in folders:
         for path, rec in load_meta(folder).items():
-            keep = [d for d in rec["dice"] if half_in_view(d) and _lie(d) is not None]
+            keep = [d for d in rec["dice"] if half_in_view(d) and lie_of(d) is not None]
             image = cv2.imread(str(path), cv2.IMREAD_COLOR) if keep else None
             if image is not None:
-                groups.append([(image, _die(d), _lie(d)) for d in keep])  # type: ignore[misc]
+                groups.append([(image, box_die(d["box"]), lie_of(d)) for d in keep])  # type: ignore[misc]
         print(f"  {folder.name}: {len(groups)} rendered groups so far", flush=True)
     for folder in crop_folders:
         by_seed: dict[object, Group] = defaultdict(list)
         for line in (folder / "crops_meta.jsonl").read_text(encoding="utf-8").splitlines():
             d = json.loads(line)
-            lie = _lie(d)
+            lie = lie_of(d)
             image = cv2.imread(str(folder / d["image"]), cv2.IMREAD_COLOR) if half_in_view(d) and lie is not None else None
             if image is not None:
-                by_seed[d["seed"]].append((image, _die(d), lie))  # type: ignore[arg-type]
+                by_seed[d["seed"]].append((image, box_die(d["box"]), lie))  # type: ignore[arg-type]
         groups += by_seed.values()
         print(f"  {folder.name}: {len(groups)} rendered groups so far", flush=True)
     return groups
-
-
-def _die(d: dict) -> Die:
-    x, y, w, h = d["box"]
-    return (x + w / 2, y + h / 2, float(max(w, h)))
-
-
-def _lie(d: dict) -> int | None:
-    """1: cocked, 0: flat, None: in between (left out)."""
-    return 1 if cocked(d) else 0 if d["tilt_deg"] <= FLAT_DEG else None
 
 
 def pair_crops(rng: np.random.Generator, first: tuple[np.ndarray, Die], second: tuple[np.ndarray, Die]

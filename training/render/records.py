@@ -120,7 +120,7 @@ class FramesFolder:
             names.write_text(CLASS_NAMES)
         with _alone(self.root):
             trim_partial_line(self.root / "meta.jsonl")
-            self.records = {r["image"]: r for r in read_jsonl(self.root / "meta.jsonl")}
+            self._read_records()
 
     def done(self, name: str) -> bool:
         return name in self.records and (self.root / "images" / name).is_file()
@@ -136,8 +136,11 @@ class FramesFolder:
         with _alone(self.root):
             with open(self.root / "meta.jsonl", "a") as fh:
                 fh.write(json.dumps(record, sort_keys=True) + "\n")
-            self.records = {r["image"]: r for r in read_jsonl(self.root / "meta.jsonl")}  # other batches' too
+            self._read_records()  # other batches' lines too
             self.write_manifest()
+
+    def _read_records(self) -> None:
+        self.records = {r["image"]: r for r in read_jsonl(self.root / "meta.jsonl")}
 
     def write_manifest(self) -> None:
         """The manifest of every record whose picture is there (call with the folder's lock held)."""

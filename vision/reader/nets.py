@@ -67,20 +67,19 @@ class DiceNets:
     def leaning(self, blob: np.ndarray) -> np.ndarray:
         """(N, 6, 40, 40) in 0..1, each a die's crop and a reference die's of the same frame
         (``vision.reader.leaning``) -> (N,) probability that the first die leans."""
-        if len(blob) == 0:
-            return np.zeros(0, np.float32)
-        with self._cls_lock:
-            self._lean.setInput(blob)
-            logits = self._lean.forward()[:, 0]
-        return 1.0 / (1.0 + np.exp(-logits))
+        return self._probability(self._lean, blob)
 
     def leaning_alone(self, blob: np.ndarray) -> np.ndarray:
         """(N, 3, 40, 40) in 0..1 -> (N,) probability that each die leans, from its crop alone."""
+        return self._probability(self._lean_alone, blob)
+
+    def _probability(self, net, blob: np.ndarray) -> np.ndarray:
+        """A one-logit crop network's answers as probabilities (none asked of no crops)."""
         if len(blob) == 0:
             return np.zeros(0, np.float32)
         with self._cls_lock:
-            self._lean_alone.setInput(blob)
-            logits = self._lean_alone.forward()[:, 0]
+            net.setInput(blob)
+            logits = net.forward()[:, 0]
         return 1.0 / (1.0 + np.exp(-logits))
 
 
