@@ -6,7 +6,6 @@ the same seed gives the same scene, and a change to one stage leaves the others'
 """
 from __future__ import annotations
 
-import hashlib
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,20 +22,8 @@ from training.render.looks import (DieLook, Lamp, cage_look, camera_look, cloth_
                                    rail_look)
 from training.render.physics import CageWorld, DiePose, RailWorld, settle_cage, settle_rail
 from training.render.rules import DieFacts
-
-DICE_PER_KIND = {"rail": 2, "cage": 3}
-
-
-def _code_version() -> str:
-    """A hash of this package's source: the records say which code made them, since a seed gives
-    the same image only under the same code."""
-    digest = hashlib.sha256()
-    for path in sorted(Path(__file__).parent.glob("*.py")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()[:12]
-
-
-CODE_VERSION = _code_version()
+from training.render.scenario import DICE_PER_KIND, scenario_of
+from training.render.version import CODE_VERSION
 
 
 @dataclass
@@ -52,19 +39,8 @@ class Rendered:
     extra: dict
 
 
-def scenario_for(rng: np.random.Generator, cocked_share: float = 0.12, touching_share: float = 0.1) -> str:
-    r = rng.random()
-    return "cocked" if r < cocked_share else "touching" if r < cocked_share + touching_share else "thrown"
-
-
 def _stream(seed: int, stage: int) -> np.random.Generator:
     return np.random.default_rng([seed, stage])
-
-
-def scenario_of(seed: int) -> str:
-    """The scenario the frame of ``seed`` is rendered in (``"cocked"``, ``"touching"`` or
-    ``"thrown"``), known before rendering: a set rich in one scenario picks its seeds by it."""
-    return scenario_for(_stream(seed, 2))
 
 
 def render_scene(seed: int, kind: str, size: tuple[int, int], samples: int, threads: int,
