@@ -145,11 +145,28 @@ def add_die(look: DieLook, index: int, centre, rotation: np.ndarray):
     loop_normals = data.normals[data.quads.ravel()]
     me.normals_split_custom_set([tuple(map(float, n)) for n in loop_normals])
     obj = _object(f"die{index}", me, die_material(look, index))
+    move(obj, centre, rotation)
+    obj.pass_index = index + 1
+    return obj
+
+
+def move(obj, centre, rotation: np.ndarray) -> None:
+    """Put ``obj`` at ``centre`` turned by ``rotation`` (its frame to the world's, 3x3)."""
     m = Matrix([list(map(float, r)) for r in rotation]).to_4x4()
     m.translation = Vector(tuple(map(float, centre)))
     obj.matrix_world = m
-    obj.pass_index = index + 1
-    return obj
+
+
+def set_dice(objects, poses, away=(0.0, 0.0, -5.0)) -> None:
+    """Move the dice ``objects`` to ``poses`` (each with ``centre`` and ``rotation``) for a render,
+    or with ``poses`` None take them out of it (hidden, under the table at ``away``)."""
+    for i, obj in enumerate(objects):
+        if poses is None:
+            move(obj, away, np.eye(3))
+        else:
+            move(obj, poses[i].centre, poses[i].rotation)
+        obj.hide_render = poses is None
+    bpy.context.view_layer.update()
 
 
 # --- table ----------------------------------------------------------------------------------
@@ -367,13 +384,14 @@ def add_camera(cam: PinholeCamera) -> None:
 
 
 def render(path: Path, cam: PinholeCamera, samples: int, seed: int, denoise: bool, threads: int, view: str,
-           exposure_offset: float, ground_rgb: tuple[float, float, float]) -> float:
+           exposure_offset: float, ground_rgb: tuple[float, float, float], ev: float | None = None) -> float:
     """Render the scene to ``path`` (8-bit PNG) and return the exposure it was given, in stops.
 
     Cycles writes linear light (OpenEXR); the exposure is metered on it (``exposure.py``: the
     scene's key at a mid tone, a white die on the ground of ``ground_rgb`` not blown out, moved by
     ``exposure_offset``) and Blender's view transform is then applied with that exposure when the
-    PNG is saved, as a camera exposes for the scene."""
+    PNG is saved, as a camera exposes for the scene. With ``ev`` the picture gets that exposure
+    instead, unmetered (a table set's, metered once on its empty table)."""
     scene = bpy.context.scene
     scene.render.engine = "CYCLES"
     cycles = scene.cycles
@@ -419,7 +437,8 @@ def render(path: Path, cam: PinholeCamera, samples: int, seed: int, denoise: boo
     linear = bpy.data.images.load(str(linear_path))
     pixels = np.empty(cam.width * cam.height * 4, np.float32)
     linear.pixels.foreach_get(pixels)
-    ev = metered_ev(pixels.reshape(cam.height, cam.width, 4)[::-1, :, :3], exposure_offset, ground_rgb)
+    if ev is None:
+        ev = metered_ev(pixels.reshape(cam.height, cam.width, 4)[::-1, :, :3], exposure_offset, ground_rgb)
     scene.view_settings.exposure = ev
     settings.file_format = "PNG"
     settings.color_depth = "8"
