@@ -82,3 +82,43 @@ def test_a_seed_names_its_scenario_before_rendering_and_about_an_eighth_are_cock
     assert first == [scenario_of(s) for s in seeds]
     assert set(first) == {"cocked", "touching", "thrown"}
     assert 0.08 < first.count("cocked") / len(first) < 0.16
+
+
+@pytest.mark.parametrize("kind, seed", [("rail", 31), ("cage", 32)])
+def test_a_table_set_renders_the_same_in_one_go_and_after_a_stop(tmp_path, kind, seed):
+    """The table is built once and only the dice move between throws: each picture must be the
+    same whether the set was rendered in one go or went on after a stop in a new scene; the empty
+    frames differ from the throws only where the dice and their shadows are, as much as from each
+    other elsewhere (noise)."""
+    import cv2
+    import numpy as np
+
+    from training.render.tableset import render_tableset
+
+    size = (160, 120)
+    whole, stopped = tmp_path / "whole", tmp_path / "stopped"
+    assert len(list(render_tableset(whole, seed, kind, size, 3, 2, 1, 1))) == 5
+    assert len(list(render_tableset(stopped, seed, kind, size, 1, 1, 1, 1))) == 2
+    assert len(list(render_tableset(stopped, seed, kind, size, 3, 2, 1, 1))) == 3
+    names = sorted(p.relative_to(whole).as_posix() for p in whole.glob("*/*.jpg"))
+    assert len(names) == 5 and sum(n.startswith("empty/") for n in names) == 2
+    for name in names:
+        assert (whole / name).read_bytes() == (stopped / name).read_bytes(), name
+    assert (whole / "table.json").read_text() == (stopped / "table.json").read_text()
+    assert (whole / "meta.jsonl").read_text() == (stopped / "meta.jsonl").read_text()
+    assert len(load_labelled(whole).images) == 3
+
+    def grey(name):
+        return cv2.imread(str(whole / name), cv2.IMREAD_GRAYSCALE).astype(np.float32)
+
+    e0, e1 = grey("empty/empty-0.jpg"), grey("empty/empty-1.jpg")
+    assert not np.array_equal(e0, e1)  # two exposures, each its own noise
+    noise = float(np.abs(e0 - e1).mean())
+    for line in (whole / "meta.jsonl").read_text().splitlines():
+        record = json.loads(line)
+        frame = grey(f"images/{record['image']}")
+        away = np.ones(frame.shape, bool)
+        for d in record["dice"]:
+            x, y, w, h = d["box"]
+            away[max(0, int(y - h)):int(y + 2 * h) + 1, max(0, int(x - w)):int(x + 2 * w) + 1] = False
+        assert float(np.abs(frame - e0)[away].mean()) < 1.3 * noise + 0.5

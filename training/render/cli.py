@@ -1,8 +1,9 @@
-"""``python -m training.render frames|crops``: render seeded frames or die crops into a folder,
-skipping what is there already, so a stopped batch goes on where it left off.
+"""``python -m training.render frames|crops|tableset``: render seeded frames, die crops or a table
+set into a folder, skipping what is there already, so a stopped batch goes on where it left off.
 
 Seeds from ``HELD_OUT_FROM`` up are kept for held-out evaluation sets: a training batch may not
-reach them, and a held-out batch (``--held-out``) may use nothing else.
+reach them, and a held-out batch (``--held-out``) may use nothing else. A table set's seed is
+its table's: one seed, whatever the number of throws.
 """
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ HELD_OUT_FROM = 900_000
 DEFAULT_CACHE = Path(os.environ.get("DICETABLE_RENDER_CACHE",
                                     Path(__file__).resolve().parents[3] / ".cache" / "dicetable-render"))
 SIZES = ((640, 480), (1280, 960))
+#: A table set's frame size when none is given: rail tables at 960x720, the cage at 640x480.
+TABLE_SIZES = {"rail": (960, 720), "cage": (640, 480)}
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -60,18 +63,61 @@ def parser() -> argparse.ArgumentParser:
             s.add_argument("--samples", type=int, default=12)
         else:
             s.add_argument("--samples", type=int, default=4)
+    t = sub.add_parser("tableset", help="one fixed table: frames of it empty and of each throw (the calibrated reader)")
+    t.add_argument("--out", type=Path, help=f"folder to fill (default: under {DEFAULT_CACHE})")
+    t.add_argument("--kind", choices=("rail", "cage"), required=True)
+    t.add_argument("--size", type=_size, metavar="WxH", help="default 960x720 for a rail, 640x480 for a cage")
+    t.add_argument("--seed", type=int, required=True, help="the table's seed: everything fixed for the set")
+    t.add_argument("--count", type=int, required=True, help="throws to render (throw i: the table's seed and i)")
+    t.add_argument("--empty", type=int, default=2, help="frames of the empty table (default 2)")
+    t.add_argument("--samples", type=int, default=12)
+    t.add_argument("--threads", type=int, default=1, help="Blender's render threads (default 1)")
+    t.add_argument("--held-out", action="store_true", help=f"an evaluation set (table seeds {HELD_OUT_FROM}+)")
+    t.add_argument("--describe", action="store_true",
+                   help="print what the seed's table is (camera, dice size, looks) and render nothing")
     return p
+
+
+def _tableset(args: argparse.Namespace) -> int:
+    size = args.size or TABLE_SIZES[args.kind]
+    if args.describe:
+        import json
+
+        from training.render.table import describe, draw_table, table_facts
+
+        table = draw_table(args.seed, args.kind, size)
+        print(describe(table))
+        print(json.dumps(table_facts(table), sort_keys=True))
+        return 0
+    from training.render.tableset import TableMismatch, render_tableset
+
+    prefix = "heldout-table" if args.held_out else "table"
+    out = args.out or DEFAULT_CACHE / f"{prefix}-{args.kind}-{size[0]}x{size[1]}-s{args.seed}"
+    try:
+        for done, total, name, seconds in render_tableset(out, args.seed, args.kind, size, args.count, args.empty,
+                                                          args.samples, args.threads):
+            print(f"[{done}/{total}] {name} {seconds:.1f}s", flush=True)
+    except TableMismatch as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    problem = check_seeds(args.seed, args.count, args.held_out)
+    table = args.product == "tableset"
+    problem = check_seeds(args.seed, 1 if table else args.count, args.held_out)
     if problem:
         print(f"error: {problem}", file=sys.stderr)
         return 2
     if args.samples < 1 or args.threads < 1:
         print("error: --samples and --threads must be at least 1", file=sys.stderr)
         return 2
+    if table:
+        if args.count < 0 or args.empty < 0:
+            print("error: --count and --empty must not be negative", file=sys.stderr)
+            return 2
+        return _tableset(args)
     # Blender and pybullet are imported only now: --help and the seed checks need neither.
     if args.product == "frames":
         from training.render.frames import render_frames

@@ -1,6 +1,7 @@
-"""What a frames or crops folder holds besides its pictures, written so a run can stop anywhere
-and go on later: ``meta.jsonl`` (one line per finished image, the record of truth), the
-``manifest.csv`` and YOLO labels that ``dicetable bench`` reads, and ``crops.csv``.
+"""What a frames, table set or crops folder holds besides its pictures, written so a run can stop
+anywhere and go on later: ``meta.jsonl`` (one line per finished image, the record of truth), the
+``manifest.csv`` and YOLO labels that ``dicetable bench`` reads, a table set's ``table.json``,
+and ``crops.csv``.
 
 An image counts as done only once its line is in ``meta.jsonl`` (or ``crops.csv``); the picture
 and its label are written before it, so a run stopped halfway redoes that one image. Batches of
@@ -151,6 +152,32 @@ class FramesFolder:
         with open(tmp, "w", newline="") as fh:
             csv.writer(fh).writerows(rows)
         os.replace(tmp, self.root / "manifest.csv")
+
+
+class TableFolder(FramesFolder):
+    """A table set's folder: a frames folder of its throws (what the bench reads), and beside it
+    ``empty/`` with the frames of the empty table and ``table.json`` with the table's facts."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(root)
+        (self.root / "empty").mkdir(exist_ok=True)
+
+    def empty_done(self, name: str) -> bool:
+        return (self.root / "empty" / name).is_file()
+
+    def add_empty(self, name: str, jpeg: bytes) -> None:
+        path = self.root / "empty" / name
+        tmp = path.with_name(name + ".tmp")
+        tmp.write_bytes(jpeg)
+        os.replace(tmp, path)
+
+    def table(self) -> dict | None:
+        """The facts ``table.json`` holds, or None before the table was metered."""
+        path = self.root / "table.json"
+        return json.loads(path.read_text()) if path.is_file() else None
+
+    def write_table(self, facts: dict) -> None:
+        _replace(self.root / "table.json", json.dumps(facts, indent=1, sort_keys=True) + "\n")
 
 
 class CropsFolder:
