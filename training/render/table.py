@@ -36,9 +36,9 @@ RAIL_LANDING = (0.0, -0.12)
 RAIL_VIEW_M = (0.45, 0.75)
 #: The cage's view as a multiple of the dish's radius (the dish and some of its rim).
 CAGE_VIEW_R = (2.2, 3.0)
-#: A die's edge in pixels at the aim point stays within this, at the reference width (scaled
-#: with the frame's width): the box around a die, turned and seen obliquely, is 1-1.5 times it.
-EDGE_PX = {"rail": (23.0, 38.0), "cage": (20.0, 29.0)}
+#: The box around a flat die at the aim point (the larger side, pixels, at its mean turn) stays
+#: within this at the reference width (scaled with the frame's width).
+BOX_PX = {"rail": (31.0, 54.0), "cage": (29.0, 44.0)}
 REFERENCE_WIDTH = {"rail": 960, "cage": 640}
 #: The camera's tilt from straight down (degrees): rail cameras straight down in a share of
 #: tables, otherwise oblique from the players' side; cage cameras anywhere from above.
@@ -137,11 +137,18 @@ def empty_name(index: int) -> str:
     return f"empty-{index}.jpg"
 
 
+def box_per_edge(tilt_deg: float) -> float:
+    """The larger side of a flat die's box over its edge, both in pixels, at its mean turn and seen
+    ``tilt_deg`` from vertical: the top face turned (1.27 on average), foreshortened, and a side
+    face showing below it."""
+    t = math.radians(tilt_deg)
+    return max(1.27, 1.27 * math.cos(t) + math.sin(t))
+
+
 def _mount(rng: np.random.Generator, kind: str, width: int, die: DieLook, cage: CageLook) -> TableCamera:
-    """The camera's mounting: covering the landing area, so a die's edge comes out at
-    ``EDGE_PX`` (scaled with the width) and the camera hangs above the rail or the cage."""
+    """The camera's mounting: covering the landing area, so a die's box comes out within
+    ``BOX_PX`` (scaled with the width), and hanging above the rail or the cage."""
     scale = width / REFERENCE_WIDTH[kind]
-    lo, hi = (e * scale for e in EDGE_PX[kind])
     if kind == "rail":
         tilt = 0.0 if rng.random() < RAIL_STRAIGHT_SHARE else float(rng.uniform(*RAIL_TILT))
         heading = -float(rng.uniform(0.0, math.pi))  # from the players' side, never behind the wall
@@ -157,7 +164,9 @@ def _mount(rng: np.random.Generator, kind: str, width: int, die: DieLook, cage: 
         r = cage.dish_radius
         aim = (float(rng.uniform(-0.08, 0.08)) * r, float(rng.uniform(-0.08, 0.08)) * r, 0.0)
         lowest = 2 * cage.waist_height + CAGE_CLEARANCE
-    # the die's edge at the aim point is width * die / view: keep it within lo..hi
+    # the die's edge at the aim point is width * die / view, its box box_per_edge times that; an
+    # oblique camera sees the far dice smaller, so the smallest edge is kept as straight down
+    lo, hi = BOX_PX[kind][0] * scale / box_per_edge(0.0), BOX_PX[kind][1] * scale / box_per_edge(tilt)
     view_m = float(np.clip(view_m, width * die.size_m / hi, width * die.size_m / lo))
     distance = view_m / (2 * math.tan(math.radians(fov) / 2))
     if distance * math.cos(math.radians(tilt)) < lowest:  # too low: further away, a longer lens
