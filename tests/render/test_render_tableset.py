@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from training.render import cli
+from training.render.physics import DiePose
 from training.render.records import TableFolder
 from training.render.rules import DieFacts
 from training.render.table import throw_seed
@@ -44,7 +45,8 @@ class FakeScene:
                          in_frame=True) for k in range(self.table.dice)]
         bgr = np.full((SIZE[1], SIZE[0], 3), 60, np.uint8)
         bgr[40:70, 20:50] = 200
-        return types.SimpleNamespace(bgr=bgr, dice=dice, poses=[], scenario="thrown", seed=seed)
+        poses = [DiePose((0.01 * k, -0.1, 0.0095), np.eye(3), False, False, False) for k in range(self.table.dice)]
+        return types.SimpleNamespace(bgr=bgr, dice=dice, poses=poses, scenario="thrown", seed=seed)
 
 
 @pytest.fixture
@@ -79,13 +81,15 @@ def test_a_table_set_folder_is_a_bench_folder_with_its_empty_table_apart(tmp_pat
                    "camera_tilt_deg", "lamps_k", "samples", "exposure_ev", "exposure_offset_ev", "view",
                    "jpeg_quality"}
     assert all(set(r) == frames_keys | {"table_seed", "throw"} for r in records)
+    assert records[0]["dice"][1]["pose"] == {"centre": [0.01, -0.1, 0.0095],
+                                             "rotation": [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]}
     assert len({json.dumps({k: v for k, v in r.items() if k in ("material", "cloth", "camera_tilt_deg", "lamps_k",
                                                                  "view", "jpeg_quality", "exposure_ev")})
                 for r in records}) == 1  # one table for every throw
     table = json.loads((tmp_path / "table.json").read_text())
     assert table["table_seed"] == 1001 and table["kind"] == "rail" and table["size"] == list(SIZE)
     assert table["exposure_ev"] == FakeScene.metered and table["samples"] == 1
-    for key in ("die_edge_m", "camera", "plane", "landing_area", "lamps", "cloth", "material", "jpeg_quality",
+    for key in ("die_edge_m", "die_edge_radius_m", "camera", "plane", "landing_area", "lamps", "cloth", "material", "jpeg_quality",
                 "code", "flat_die"):
         assert key in table
 

@@ -51,10 +51,16 @@ def tile_uv(value: int, u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.nd
     return (col + (u + 1) / 2) / ATLAS_COLS, (ATLAS_ROWS - 1 - row + (v + 1) / 2) / ATLAS_ROWS
 
 
+def rounded_share(rounded: float) -> float:
+    """The edge radius as a share of the half edge that a die of ``rounded`` is made with."""
+    return float(np.clip(rounded, 0.005, 0.45))
+
+
 def die_mesh(half: float, rounded: float) -> MeshData:
     """A rounded cube of half edge ``half``; ``rounded`` is the edge radius as a share of ``half``
-    (0.02 nearly sharp, 0.3 well rounded)."""
-    rounded = float(np.clip(rounded, 0.005, 0.45))
+    (0.02 nearly sharp, 0.3 well rounded): the cube of half edge ``half * (1 - rounded)`` with a
+    ball of radius ``half * rounded`` swept over it."""
+    rounded = rounded_share(rounded)
     t = _grid(rounded)
     core = half * (1.0 - rounded)
     verts, norms, quads, uvs = [], [], [], []

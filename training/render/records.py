@@ -18,6 +18,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import numpy as np
+
 from training.render.rules import DieFacts, cocked, eligible, settleable
 
 CLASS_NAMES = "".join(f"{face}\n" for face in range(1, 7))
@@ -26,20 +28,38 @@ CROPS_HEADER = ["image", "value", "top_px", "tilt_deg", "visible", "material", "
 MIN_LABEL_VISIBLE = 0.1
 
 
-def die_record(die: DieFacts) -> dict:
-    """One die of ``meta.jsonl``."""
-    return {
+def pose_record(centre, rotation) -> dict:
+    """A die's rest pose, in the world's frame (metres): its ``centre`` and its ``rotation``, the 3x3
+    matrix from the die's own axes to the world's (as the die is placed in Blender: a point ``p`` of
+    the die lies at ``centre + rotation @ p``; ``geometry.FACE_NORMALS`` says which axis carries
+    which face). Rounded to 0.1 micrometre and 1e-9."""
+    return {"centre": (np.round(np.asarray(centre, dtype=float), 7) + 0.0).tolist(),
+            "rotation": (np.round(np.asarray(rotation, dtype=float), 9) + 0.0).tolist()}
+
+
+def die_record(die: DieFacts, pose=None) -> dict:
+    """One die of ``meta.jsonl``; with ``pose`` (a ``physics.DiePose``: where it came to rest) its
+    ``pose`` too."""
+    record = {
         "value": die.value, "box": [round(v, 2) for v in die.box], "tilt_deg": round(die.tilt_deg, 2),
         "on_rail": die.on_rail, "on_die": die.on_die, "touching": die.touching, "visible": round(die.visible, 3),
         "lamp_on_top": die.lamp_on_top, "top_px": round(die.top_px, 2), "in_frame": die.in_frame,
         "eligible": eligible(die),
     }
+    if pose is not None:
+        record["pose"] = pose_record(pose.centre, pose.rotation)
+    return record
 
 
-def image_record(name: str, kind: str, size: tuple[int, int], seed: int, dice: list[DieFacts], **extra) -> dict:
-    """One line of ``meta.jsonl``; ``extra`` carries what else is known of the scene (looks, camera)."""
+def image_record(name: str, kind: str, size: tuple[int, int], seed: int, dice: list[DieFacts], poses=None,
+                 **extra) -> dict:
+    """One line of ``meta.jsonl``; ``poses`` (one per die, or None) where the dice rest, ``extra``
+    what else is known of the scene (looks, camera)."""
+    if poses is not None and len(poses) != len(dice):
+        raise ValueError(f"{name}: {len(poses)} poses for {len(dice)} dice")
+    records = [die_record(d, None if poses is None else poses[i]) for i, d in enumerate(dice)]
     return {"image": name, "kind": kind, "size": list(size), "seed": seed, "settleable": settleable(dice),
-            "dice": [die_record(d) for d in dice], **extra}
+            "dice": records, **extra}
 
 
 def labelled(dice: list[dict]) -> list[dict]:
@@ -91,16 +111,17 @@ def trim_partial_line(path: Path) -> None:
         path.write_bytes(data[: data.rfind(b"\n") + 1])
 
 
-def _replace(path: Path, text: str) -> None:
+def replace_text(path: Path, text: str) -> None:
+    """Write ``path`` whole or not at all: a temporary file beside it, renamed over it."""
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(text)
     os.replace(tmp, path)
 
 
 @contextmanager
-def _alone(root: Path) -> Iterator[None]:
+def folder_lock(root: Path) -> Iterator[None]:
     """Hold the folder's lock: one process at a time appends to ``meta.jsonl`` and rewrites the
-    manifest from it."""
+    manifest from it (or, ``tableposes.py``, rewrites ``meta.jsonl`` with the dice's poses)."""
     with open(root / ".lock", "a") as fh:
         fcntl.flock(fh, fcntl.LOCK_EX)
         try:
@@ -119,7 +140,7 @@ class FramesFolder:
         names = self.root / "labels" / "classes.txt"
         if not names.is_file():
             names.write_text(CLASS_NAMES)
-        with _alone(self.root):
+        with folder_lock(self.root):
             trim_partial_line(self.root / "meta.jsonl")
             self._read_records()
 
@@ -133,8 +154,8 @@ class FramesFolder:
         tmp = image.with_name(name + ".tmp")
         tmp.write_bytes(jpeg)
         os.replace(tmp, image)
-        _replace(self.root / "labels" / (Path(name).stem + ".txt"), yolo_text(record))
-        with _alone(self.root):
+        replace_text(self.root / "labels" / (Path(name).stem + ".txt"), yolo_text(record))
+        with folder_lock(self.root):
             with open(self.root / "meta.jsonl", "a") as fh:
                 fh.write(json.dumps(record, sort_keys=True) + "\n")
             self._read_records()  # other batches' lines too
@@ -177,7 +198,7 @@ class TableFolder(FramesFolder):
         return json.loads(path.read_text()) if path.is_file() else None
 
     def write_table(self, facts: dict) -> None:
-        _replace(self.root / "table.json", json.dumps(facts, indent=1, sort_keys=True) + "\n")
+        replace_text(self.root / "table.json", json.dumps(facts, indent=1, sort_keys=True) + "\n")
 
 
 class CropsFolder:

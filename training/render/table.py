@@ -19,6 +19,7 @@ import cv2
 import numpy as np
 
 from training.render.compose import place_lamps
+from training.render.diemesh import rounded_share
 from training.render.exposure import exposure_offset
 from training.render.geometry import PinholeCamera, cube_corners, image_box, rotation_with_face_up, top_face_corners
 from training.render.looks import (CageLook, ClothLook, DieLook, Lamp, PhotoLook, RailLook, cage_look, cloth_look,
@@ -372,7 +373,9 @@ def table_facts(table: Table) -> dict:
     world, image = landing_area(table)
     facts = {
         "kind": table.kind, "size": list(table.size), "table_seed": table.seed, "dice_per_throw": table.dice,
-        "die_edge_m": round(table.die.size_m, 6), "material": table.die.material,
+        "die_edge_m": round(table.die.size_m, 6),
+        "die_edge_radius_m": round(table.die.size_m / 2 * rounded_share(table.die.rounded), 7),
+        "material": table.die.material,
         "camera": {
             "fx": round(cam.focal_px, 4), "fy": round(cam.focal_px, 4),
             "cx": cam.width / 2, "cy": cam.height / 2,

@@ -85,7 +85,7 @@ def render_tableset(out: Path, table_seed: int, kind: str, size: tuple[int, int]
         name = throw_name(kind, size, table_seed, i)
         thrown = scene.throw(i, ev)
         record = image_record(
-            name, kind, size, thrown.seed, thrown.dice, code=CODE_VERSION, scenario=thrown.scenario,
+            name, kind, size, thrown.seed, thrown.dice, poses=thrown.poses, code=CODE_VERSION, scenario=thrown.scenario,
             material=table.die.material, cloth=table.cloth.name,
             camera_tilt_deg=round(table.camera.look_from_vertical_deg(), 1),
             lamps_k=[round(lamp.kelvin) for lamp in table.lamps], samples=samples, exposure_ev=round(ev, 2),
