@@ -122,3 +122,26 @@ def test_a_table_set_renders_the_same_in_one_go_and_after_a_stop(tmp_path, kind,
             x, y, w, h = d["box"]
             away[max(0, int(y - h)):int(y + 2 * h) + 1, max(0, int(x - w)):int(x + 2 * w) + 1] = False
         assert float(np.abs(frame - e0)[away].mean()) < 1.3 * noise + 0.5
+
+
+@pytest.mark.parametrize("kind, seed", [("rail", 33), ("cage", 34)])
+def test_the_poses_added_afterwards_are_the_ones_written_at_render_time(tmp_path, kind, seed):
+    """``tableset-poses`` runs each throw's physics again from its seed: on a set whose lines lost
+    their poses it gives back the very ones the renderer wrote, and they give the labels' boxes."""
+    from training.render.tableposes import add_poses, pose_box
+    from training.render.tableset import render_tableset
+
+    assert len(list(render_tableset(tmp_path, seed, kind, (160, 120), 3, 0, 1, 1))) == 3
+    rendered = (tmp_path / "meta.jsonl").read_text()
+    facts = json.loads((tmp_path / "table.json").read_text())
+    records = [json.loads(line) for line in rendered.splitlines()]
+    for record in records:
+        for die in record["dice"]:
+            if die["box"][2] > 0 and die["in_frame"]:
+                assert pose_box(die["pose"], facts) == pytest.approx(die["box"], abs=0.3)
+            del die["pose"]
+    (tmp_path / "meta.jsonl").write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in records))
+    assert add_poses(tmp_path) == {"throws": 3, "added": 3, "had": 0}
+    again = [json.loads(line) for line in (tmp_path / "meta.jsonl").read_text().splitlines()]
+    assert [r["dice"] for r in again] == [json.loads(line)["dice"] for line in rendered.splitlines()]
+    assert add_poses(tmp_path) == {"throws": 3, "added": 0, "had": 3}

@@ -1,5 +1,6 @@
 """``python -m training.render frames|crops|tableset``: render seeded frames, die crops or a table
-set into a folder, skipping what is there already, so a stopped batch goes on where it left off.
+set into a folder, skipping what is there already, so a stopped batch goes on where it left off;
+``tableset-poses DIR``: add the dice's rest poses to a table set rendered without them.
 
 Seeds from ``HELD_OUT_FROM`` up are kept for held-out evaluation sets: a training batch may not
 reach them, and a held-out batch (``--held-out``) may use nothing else. A table set's seed is
@@ -75,7 +76,31 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--held-out", action="store_true", help=f"an evaluation set (table seeds {HELD_OUT_FROM}+)")
     t.add_argument("--describe", action="store_true",
                    help="print what the seed's table is (camera, dice size, looks) and render nothing")
+    poses = sub.add_parser("tableset-poses", help="add each die's rest pose to table sets' meta.jsonl, "
+                           "the physics run again from each throw's seed (nothing rendered)")
+    poses.add_argument("dirs", type=Path, nargs="+", metavar="DIR", help="a table set's folder")
     return p
+
+
+def _tableset_poses(args: argparse.Namespace) -> int:
+    try:
+        import pybullet  # noqa: F401 - only the renderer's own environment has it
+    except ImportError:
+        print("error: tableset-poses runs the physics: it needs pybullet (the renderer's venv, "
+              "training/render/README.md)", file=sys.stderr)
+        return 2
+    from training.render.tableposes import PoseMismatch, add_poses
+
+    status = 0
+    for folder in args.dirs:
+        try:
+            done = add_poses(folder)
+        except PoseMismatch as e:
+            print(f"error: {e}", file=sys.stderr)
+            status = 2
+            continue
+        print(f"{folder}: {done['throws']} throws, poses added to {done['added']}, {done['had']} had them", flush=True)
+    return status
 
 
 def _tableset(args: argparse.Namespace) -> int:
@@ -105,6 +130,8 @@ def _tableset(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    if args.product == "tableset-poses":
+        return _tableset_poses(args)
     table = args.product == "tableset"
     problem = check_seeds(args.seed, 1 if table else args.count, args.held_out)
     if problem:

@@ -176,6 +176,15 @@ class PinholeCamera:
         return float(np.degrees(np.arccos(np.clip(-forward[2], -1.0, 1.0))))
 
 
+def mesh_pixels(camera: PinholeCamera, centre, rotation: np.ndarray, mesh: np.ndarray) -> np.ndarray | None:
+    """Where the vertices of a die's ``mesh`` (Nx3, its own frame) land in the image (Nx2) with the
+    die at ``centre`` turned by ``rotation``; None when any lies behind the camera (or beside it)."""
+    world = np.asarray(centre) + mesh @ rotation.T
+    if not camera.in_front(world):
+        return None
+    return camera.project(world)
+
+
 def image_box(pixels: np.ndarray, width: int, height: int) -> tuple[list[float], bool]:
     """The box ``[x, y, w, h]`` around projected points, cut to the frame, and whether the points
     all lie inside the frame."""

@@ -16,8 +16,8 @@ import numpy as np
 from training.render import blender
 from training.render.compose import place_camera, place_lamps
 from training.render.diemesh import die_mesh
-from training.render.geometry import (PinholeCamera, image_box, lamp_on_top_face, tilt_deg, top_face,
-                                      top_face_corners, top_face_px)
+from training.render.geometry import (PinholeCamera, image_box, lamp_on_top_face, mesh_pixels, tilt_deg,
+                                      top_face, top_face_corners, top_face_px)
 from training.render.looks import (DieLook, Lamp, cage_look, camera_look, cloth_look, die_look,
                                    rail_look)
 from training.render.physics import CageWorld, DiePose, RailWorld, settle_cage, settle_rail
@@ -105,12 +105,11 @@ def die_facts(pose: DiePose, obj, cam: PinholeCamera, mesh: np.ndarray, half: fl
     """What the label says of one die, measured from its rest pose and the camera; with ``window``
     (``x, y, w, h`` in the picture: a crop) the box, ``in_frame`` and ``visible`` are the crop's."""
     x0, y0, w, h = window or (0, 0, cam.width, cam.height)
-    world = np.asarray(pose.centre) + mesh @ pose.rotation.T
-    if not cam.in_front(world):  # beside or behind a camera that came in close to another die
+    px = mesh_pixels(cam, pose.centre, pose.rotation, mesh)
+    if px is None:  # beside or behind a camera that came in close to another die
         return DieFacts(value=top_face(pose.rotation), box=(0.0, 0.0, 0.0, 0.0), tilt_deg=tilt_deg(pose.rotation),
                         on_rail=pose.on_rail, on_die=pose.on_die, touching=pose.touching, visible=0.0,
                         lamp_on_top=False, top_px=0.0, in_frame=False)
-    px = cam.project(world)
     box, inside = image_box(px - np.array([x0, y0], float), w, h)
     corners = top_face_corners(np.asarray(pose.centre), pose.rotation, half)
     lamp_on = any(lamp_on_top_face(cam.position, np.array(lamp.position), lamp.radius, np.asarray(pose.centre),

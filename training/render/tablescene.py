@@ -18,10 +18,11 @@ import numpy as np
 
 from training.render import blender
 from training.render.diemesh import die_mesh
-from training.render.physics import DiePose, settle_cage, settle_rail
+from training.render.physics import DiePose
 from training.render.rules import DieFacts
 from training.render.scene import die_facts
-from training.render.table import Table, empty_seed, table_stream, throw_scenario, throw_seed
+from training.render.table import Table, empty_seed, table_stream
+from training.render.tableposes import settle_throw
 
 #: Where the dice wait, hidden, while the empty table is rendered.
 AWAY = (0.0, 0.0, -5.0)
@@ -80,14 +81,8 @@ class TableScene:
         """Throw ``index``: the dice thrown (or dropped into the dish) and settled, rendered at the
         table's exposure ``ev``, each die measured."""
         t = self.table
-        seed = throw_seed(t.seed, index)
-        scenario = throw_scenario(t.seed, index)
+        seed, scenario, poses = settle_throw(t, index)
         half = t.die.size_m / 2
-        physics = np.random.default_rng([seed, 3])
-        if t.kind == "rail":
-            poses = settle_rail(physics, t.rail_world(), [half] * t.dice, scenario)
-        else:
-            poses = settle_cage(physics, t.cage_world(), [half] * t.dice, scenario)
         blender.set_dice(self.dice, poses, AWAY)
         bgr, _ = self._render(seed, ev)
         rays = np.random.default_rng([seed, 6])
