@@ -30,10 +30,11 @@ from controller.config import LGPIO_INSTALL, Config
 from controller.journal import INPUT, ORIGIN, Journal
 from controller.jsonlines import Line, read_lines
 from controller.sdnotify import Notifier
-from controller.table import (ButtonEvent, JournaledTable, Phase, Step, TableState, lights_for, malformed_event,
+from controller.table import (JournaledTable, Phase, Step, TableState, lights_for, malformed_event,
                               motor_should_spin, view_for)
 from hardware.display import DisplayLink, DisplayState
 from hardware.gpio import GpioDevices, build_devices
+from messages import ButtonEvent
 
 log = logging.getLogger(__name__)
 

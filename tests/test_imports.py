@@ -15,7 +15,7 @@ import textwrap
 
 import pytest
 
-PACKAGES = ("controller", "vision", "hardware", "firmware")
+PACKAGES = ("controller", "vision", "hardware", "firmware", "messages")
 
 _CHECK = textwrap.dedent(
     """

@@ -12,19 +12,17 @@ the cage motor should do (:mod:`controller.table.outputs`).
   replay, ``submit(event)`` journals then steps.
 - :func:`lights_for`, :func:`view_for`, :func:`motor_should_spin` -- outputs
   derived from the state, safe to redraw at any time.
-- :class:`ButtonEvent`, :class:`LightsState` -- the messages the dealer's buttons
-  send and the bet-lock lamps show (``hardware.gpio`` consumes them).
+
+The messages between the table and its devices (``ButtonEvent``, ``LightsState``) are in the
+``messages`` package, below both.
 """
 from controller.table.flow import Phase, PendingRead, Step, TableState, malformed_event, new_table, step
 from controller.table.journaled import JournaledTable, JournalMismatch
-from controller.table.messages import ButtonEvent, LightsState
 from controller.table.outputs import TableView, dice_thrown, expects_roll, lights_for, motor_should_spin, view_for
 
 __all__ = [
-    "ButtonEvent",
     "JournalMismatch",
     "JournaledTable",
-    "LightsState",
     "PendingRead",
     "Phase",
     "Step",

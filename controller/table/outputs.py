@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from controller.table import rules_port
 from controller.table.flow import Phase, TableState
-from controller.table.messages import LightsState
+from messages.devices import LightsState
 
 
 def lights_for(state: TableState) -> LightsState:

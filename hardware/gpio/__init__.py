@@ -4,7 +4,7 @@ Every device takes ``pin_factory`` (gpiozero's lgpio on a Pi, ``MockFactory`` on
 laptop and in tests). Pure logic (debounce, long press, manual dice entry) lives
 in its own modules with no pins and no clock. Nothing here knows the game rules:
 the controller sends desired states (lights, spins) and receives ``ButtonEvent``,
-both of them the table's messages (``controller.table.messages``).
+both of them the table's messages (``messages.devices``).
 Wiring, bill of materials and crash safety: hardware/README.md.
 """
 from hardware.gpio.buttons import DealerButtons

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from gpiozero.exc import GPIOZeroError
 
-from controller.table.messages import ButtonEvent, LightsState
+from messages.devices import ButtonEvent, LightsState
 from hardware.gpio.devices import build_devices
 from hardware.gpio.safe_exit import exit_on_signals
 from hardware.gpio.pinmap import GpioConfigError, GpioSettings, PinMap, read_tables
