@@ -95,7 +95,6 @@ class ReadPipeline:
         if config.mode == "cage":
             config = replace(config, timeout_s=config.timeout_s + spin_s)
         self.detector = SettleDetector(config, landing_mask=mask, empty=empty)
-        self.last_settled: Settled | None = None
         self._arm = threading.Event()
         self._arm_at_rest = threading.Event()
 
@@ -121,7 +120,6 @@ class ReadPipeline:
             self.detector.arm(at_rest=at_rest)
         verdict = self.detector.feed(frame)
         if isinstance(verdict, Settled):
-            self.last_settled = verdict
             read = self._read(verdict.frame)
             still = verdict.frame.full if verdict.frame.full is not None else verdict.frame.image
             height, width = still.shape[:2]

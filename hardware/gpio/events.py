@@ -27,11 +27,6 @@ class DealerButton(StrEnum):
     VOID = "void"
     NEXT_SHOOTER = "next_shooter"
 
-    @property
-    def pin_key(self) -> str:
-        """The key of this button in ``PinMap`` / the ``[pins]`` table."""
-        return f"button_{self.value}"
-
 
 #: What each press of each button means. A button absent from the LONG column
 #: has no long meaning, so it acts the moment it is pushed.
