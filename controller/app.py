@@ -13,8 +13,8 @@ was just journaled.
 - :func:`display_state` -- the table's view as the LED display's picture (:func:`display_phase`: its status word).
 - :func:`serve` -- the main loop: inputs until stopped, watchdog pings while the
   camera and the display are healthy.
-- :func:`open_devices` / :func:`open_display` -- the GPIO devices and the display
-  link (with its stand-in on a pseudo-terminal when the port is ``sim``).
+- :func:`open_devices` / :func:`open_configured_display` -- the GPIO devices and the display
+  ``[display] kind`` names (``hardware.display.open_display``).
 """
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ from controller.jsonlines import Line, read_lines
 from controller.sdnotify import Notifier
 from controller.table import (JournaledTable, Phase, Step, TableState, lights_for, malformed_event,
                               motor_should_spin, view_for)
-from hardware.display import DisplayLink, DisplayState
+from hardware.display import Display, DisplayState, open_display
 from hardware.gpio import GpioDevices, build_devices
 from messages import ButtonEvent
 
@@ -121,7 +121,7 @@ StepListener = Callable[[Mapping[str, Any], Step, TableState], None]
 class TableController:
     """One table: the journaled state and the devices that show it.
 
-    ``display`` may be None (no display configured); ``listeners`` are told of
+    ``display`` may be None (``[display] kind = "none"``); ``listeners`` are told of
     every step (the demo prints from there). ``camera_lost`` (set by the main loop,
     :meth:`set_camera_lost`) changes what the display asks of the dealer. A refused
     press shows ``-no-`` for :data:`REFUSED_SHOWN_S` by ``clock``; the main loop calls
@@ -131,7 +131,7 @@ class TableController:
 
     table: JournaledTable
     devices: GpioDevices
-    display: DisplayLink | None
+    display: Display | None
     spin_seconds: float
     listeners: list[StepListener] = field(default_factory=list)
     camera_lost: bool = False
@@ -296,29 +296,12 @@ def _lgpio_factory() -> Any:
                               "and is the service's user in the gpio group?") from None
 
 
-@dataclass
-class DisplayHandle:
-    """The display link and, for ``port = "sim"``, the stand-in answering on a pseudo-terminal."""
-
-    link: DisplayLink
-    standin: Any = None
-
-    def close(self) -> None:
-        self.link.stop()
-        if self.standin is not None:
-            self.standin.stop()
-
-
-def open_display(config: Config) -> DisplayHandle:
-    port = config.display["port"]
-    standin = None
-    if port == "sim":
-        from hardware.display import start_standin
-
-        standin = start_standin()
-        port = standin.port
-    link = DisplayLink(port, baudrate=config.display["baud"]).start()
-    return DisplayHandle(link, standin)
+def open_configured_display(config: Config) -> Display | None:
+    """The display ``[display]`` names, opened; None for ``kind = "none"``."""
+    settings = config.display
+    if settings["kind"] == "none":
+        return None
+    return open_display(settings["kind"], port=settings["port"], baud=settings["baud"])
 
 
 def cage_listener(sink: Callable[[dict[str, Any]], None]) -> Callable[[Any], None]:

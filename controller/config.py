@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from controller.rules import GAMES as RULES
+from hardware.display import KINDS as DISPLAY_KIND_TABLE
 
 GAMES = tuple(RULES)
 #: ``[camera] source``, spelt as ``dicetable record --source`` and ``calibrate --source`` spell a source.
@@ -35,6 +36,10 @@ CAMERA_SOURCES = ("picamera2", "usb", "video", "folder", "generated", "none")
 #: ``path``, ``usb`` without one.
 OLD_CAMERA_SOURCES = ("scenes", "opencv")
 PIN_FACTORIES = ("mock", "lgpio")
+#: ``[display] kind``: every kind of display, or none.
+DISPLAY_KINDS = (*DISPLAY_KIND_TABLE, "none")
+#: The words a ``[display] port`` stood for a kind by, before ``kind`` (read as that kind where no kind is given).
+PORT_KINDS = ("sim", "none")
 DEMO_SOURCE = "<embedded defaults>"
 
 DEFAULTS: dict[str, Any] = {
@@ -67,8 +72,10 @@ DEFAULTS: dict[str, Any] = {
         "model": "",
     },
     "display": {
-        # "sim" starts the display stand-in on a pseudo-terminal.
-        "port": "sim",
+        # A kind of hardware.display.KINDS ("serial", "sim": the stand-in on a pseudo-terminal) or "none";
+        # not given, it is what the port says (:func:`_display_kind`).
+        "kind": "sim",
+        "port": "",
         "baud": 115200,
     },
     # Either `file = "calibration/calibration.toml"` (written by `dicetable calibrate`) or the keys
@@ -184,7 +191,7 @@ _CHECKS: dict[str, dict[str, Check]] = {
         "save_frames": _boolean,
         "model": _string,
     },
-    "display": {"port": _non_empty_string, "baud": _positive_int},
+    "display": {"kind": _one_of(DISPLAY_KINDS), "port": _string, "baud": _positive_int},
     "hazard": {"spin_seconds": _positive_number},
 }
 
@@ -267,9 +274,29 @@ HEADER_UART_PORTS = ("/dev/serial0", "/dev/ttyAMA0", "/dev/ttyS0")
 HEADER_UART_BCM = (14, 15)
 
 
-def _check_uart_pins(pins: Any, port: Any, problems: list[tuple[str, str]]) -> None:
+def _display_kind(given: Any) -> str:
+    """``display.kind`` for a ``[display]`` table that names none: what its ``port`` says ("sim",
+    "none"), "serial" for a port naming a device, and "sim" when it names no port either."""
+    if not isinstance(given, dict) or "port" not in given:
+        return "sim"
+    return given["port"] if given["port"] in PORT_KINDS else "serial"
+
+
+def _check_display_port(display: dict[str, Any], problems: list[tuple[str, str]]) -> None:
+    """A display wired to a serial port must name it."""
+    kind = display["kind"]
+    if kind in DISPLAY_KIND_TABLE and DISPLAY_KIND_TABLE[kind].wired and isinstance(display["port"], str):
+        message = _non_empty_string(display["port"]) or (
+            f"names a display kind, not a port: give kind = {display['port']!r}" if display["port"] in PORT_KINDS
+            else None)
+        if message:
+            problems.append(("display.port", message))
+
+
+def _check_uart_pins(pins: Any, display: dict[str, Any], problems: list[tuple[str, str]]) -> None:
     """A button or lamp on BCM 14/15 would fight the display's serial line on the same pins."""
-    if pins is None or port not in HEADER_UART_PORTS:
+    port = display["port"]
+    if pins is None or display["kind"] != "serial" or port not in HEADER_UART_PORTS:
         return
     for key, bcm in pins.to_dict().items():
         if bcm in HEADER_UART_BCM:
@@ -366,13 +393,18 @@ def validate(data: dict[str, Any], source: str) -> Config:
                 problems.append((f"{section}.{key}", f"unknown key (known: {', '.join(known)})"))
                 continue
             merged[section][key] = value
+    display = merged["display"]
+    if not isinstance(data.get("display"), dict) or "kind" not in data["display"]:
+        display["kind"] = _display_kind(data.get("display"))
+        display["port"] = "" if display["port"] in PORT_KINDS else display["port"]
     for section, checks in _CHECKS.items():
         for key, check in checks.items():
             message = check(merged[section][key])
             if message:
                 problems.append((f"{section}.{key}", message))
     built = _build_delegated(merged, problems)
-    _check_uart_pins(built.get("pins"), merged["display"]["port"], problems)
+    _check_display_port(display, problems)
+    _check_uart_pins(built.get("pins"), display, problems)
     base_dir = Path(source).parent if source != DEMO_SOURCE else Path(".")
     calibration, empty_image = _load_calibration(merged["calibration"], base_dir, problems)
     console = _build_console(merged["console"], base_dir, problems)
@@ -461,7 +493,7 @@ def device_warnings(config: Config) -> list[str]:
     """Devices named by a path that is not there now: the table starts and waits for them (a USB
     adapter may be plugged in later), but until then its watchdog is not pinged."""
     port = config.display["port"]
-    if port in ("sim", "none") or not port.startswith("/dev/"):
+    if config.display["kind"] != "serial" or not port.startswith("/dev/"):
         return []
     unusable = unusable_path(Path(port))
     if unusable:

@@ -31,8 +31,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Mapping
 
-from controller.app import (DisplayHandle, TableController, button_event, cage_listener, open_devices,
-                            open_display, serve, stream_event, take)
+from controller.app import TableController, button_event, cage_listener, open_devices, serve, stream_event, take
 from controller.camera import ReadPipeline, generated_options
 from controller.config import Config
 from controller.floor.publisher import DRAIN_S
@@ -43,6 +42,7 @@ from controller.rules import GAMES as RULES
 from controller.rules.money import dollars
 from controller.sdnotify import Notifier
 from controller.table import JournaledTable, JournalMismatch, Phase, Step, TableState, expects_roll, lights_for
+from hardware.display import SimDisplay
 from hardware.gpio import ManualClock, SimulatedDealer
 from vision.sources import GeneratedSource
 
@@ -113,7 +113,7 @@ def set_aside(path: Path, reason: str) -> Path:
 class DemoTable:
     """One game of the demo: table, devices, dealer, camera, display."""
 
-    def __init__(self, config: Config, game: str, display: DisplayHandle, seed: int, out: IO[str],
+    def __init__(self, config: Config, game: str, display: SimDisplay, seed: int, out: IO[str],
                  floor: BrokerSettings | None = None):
         self.game = game
         self.out = out
@@ -136,7 +136,7 @@ class DemoTable:
                                              on_motor_stop=cage_listener(self.inputs.put))
         self.dealer = SimulatedDealer(self.devices.buttons, factory)
         self.display = display
-        self.controller = TableController(self.table, self.devices, display.link, DEMO_SPIN_S)
+        self.controller = TableController(self.table, self.devices, display, DEMO_SPIN_S)
         self.printer = Printer(out)
         self.controller.listeners.append(self.printer)
         self.controller.listeners.append(
@@ -250,10 +250,9 @@ class DemoTable:
     def health(self) -> dict[str, dict[str, Any]]:
         """The camera's and the display's health, as the pit sees it (read from the console's thread)."""
         camera = self.camera.health
-        link = self.display.link.health()
+        display = self.display.health
         return {"camera": {"ok": camera.ok, "detail": f"generated scenes: {camera.state.value}"},
-                "display": {"ok": link.healthy, "detail": "stand-in on a pseudo-terminal"
-                            + (f" ({link.last_error})" if link.last_error else "")}}
+                "display": {"ok": display.ok, "detail": display.detail}}
 
     def keep_open(self) -> None:
         """Serve this table until interrupted: every input on the queue (the console's, the panel's),
@@ -282,9 +281,9 @@ class DemoTable:
 
     def show_display(self) -> None:
         expected = self.controller.display_view()
-        acked = self.display.link.wait_acked(expected, timeout=3.0)
+        acked = self.display.wait_shown(expected, timeout=3.0)
         # Each row of the digits in its brackets: three rows of eight run together read as one word.
-        screen = " ".join(f"[{row}]" for row in self.display.standin.screen().rows) if self.display.standin else ""
+        screen = " ".join(f"[{row}]" for row in self.display.screen().rows)
         verdict = "acknowledged" if acked is not None else "NOT acknowledged"
         print(f"    display {verdict}: {expected.phase} dice {list(expected.dice)} point {expected.point or 'OFF'}"
               + (f" | {screen}" if screen else ""), file=self.out)
@@ -333,7 +332,7 @@ def run_demo(config: Config, *, rolls: int | None = None, seed: int = 7, state_d
         from controller.console.start import start_demo
 
         running = start_demo(console)
-    display = open_display(config)
+    display = SimDisplay.open()
     status = 0
     try:
         for index, game in enumerate(games):

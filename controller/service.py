@@ -16,8 +16,8 @@ import sys
 import threading
 from typing import IO, TYPE_CHECKING, Any
 
-from controller.app import (TableController, button_event, cage_listener, floor_status, open_devices, open_display,
-                            read_events, serve, streamed_inputs)
+from controller.app import (TableController, button_event, cage_listener, floor_status, open_configured_display,
+                            open_devices, read_events, serve, streamed_inputs)
 from controller.config import Config, rules_warnings
 from controller.journal import Journal
 from controller.jsonlines import json_line
@@ -59,8 +59,8 @@ def run_table(config: Config, *, events: IO[str] | None = None, resume: bool = F
               file=sys.stderr, flush=True)
         devices, _ = open_devices(config, sink=lambda b: inputs.put(button_event(b)),
                                   on_motor_stop=cage_listener(inputs.put))
-        display = open_display(config) if config.display["port"] != "none" else None
-        controller = TableController(table, devices, display.link if display else None, config.hazard["spin_seconds"])
+        display = open_configured_display(config)
+        controller = TableController(table, devices, display, config.hazard["spin_seconds"])
         controller.listeners.append(_Echo(out))
         controller.redraw()
         if config.camera["source"] != "none":
@@ -83,8 +83,8 @@ def run_table(config: Config, *, events: IO[str] | None = None, resume: bool = F
             found = {}
             if camera is not None and not camera.healthy():
                 found["camera"] = camera.describe()
-            if display is not None and not (link := display.link.health()).healthy:
-                found["display"] = f"on {link.port} not answering" + (f" ({link.last_error})" if link.last_error else "")
+            if display is not None and not (health := display.health).ok:
+                found["display"] = health.detail
             return found
 
         if config.floor is not None:  # after recovery, so the journal's first row is there to name it

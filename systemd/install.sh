@@ -49,7 +49,8 @@ if [ ! -e /etc/dicetable/dicetable.toml ]; then
     sed -e 's|^state_dir = .*|state_dir = "/var/lib/dicetable"|' \
         -e 's|^pin_factory = .*|pin_factory = "lgpio"|' \
         -e 's|^source = "generated"|source = "picamera2"|' \
-        -e "s|^port = \"sim\"|port = \"$PORT\"|" \
+        -e 's|^kind = "sim"|kind = "serial"|' \
+        -e "s|^port = \"\"|port = \"$PORT\"|" \
         "$HERE/docs/example.toml" > /etc/dicetable/dicetable.toml
     chmod 0644 /etc/dicetable/dicetable.toml
     echo "install.sh: wrote /etc/dicetable/dicetable.toml; edit it for this table (README, Configuration)"

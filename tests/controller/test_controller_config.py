@@ -19,7 +19,7 @@ def _write(tmp_path, text):
 def test_no_file_gives_embedded_defaults():
     config = load(None)
     assert config.is_demo and config.game == "craps"
-    assert config.camera["source"] == "generated" and config.display["port"] == "sim"
+    assert config.camera["source"] == "generated" and config.display["kind"] == "sim"
     assert config.pin_factory == "mock" and str(config.state_dir) == "var"
     assert config.rules.max_bet == 500 and config.pins.cage_motor == 17 and config.gpio.long_press_s == 1.5
 
@@ -168,6 +168,31 @@ def test_a_pin_on_the_displays_serial_line_is_refused(tmp_path):
         load(_write(tmp_path, on_uart))
     # with the display on a USB-serial adapter, GPIO14/15 are free
     assert load(_write(tmp_path, on_uart.replace("/dev/serial0", "/dev/ttyUSB0"))).pins.button_void == 14
+
+
+@pytest.mark.parametrize("display, kind, port", [
+    ("", "sim", ""),
+    ('port = "sim"', "sim", ""),
+    ('port = "none"', "none", ""),
+    ('port = "/dev/ttyUSB0"', "serial", "/dev/ttyUSB0"),
+    ('kind = "serial"\nport = "/dev/serial0"', "serial", "/dev/serial0"),
+    ('kind = "none"\nport = "/dev/serial0"', "none", "/dev/serial0"),
+])
+def test_the_display_kind_is_given_or_what_the_port_says(tmp_path, display, kind, port):
+    config = load(_write(tmp_path, f"[display]\n{display}\n"))
+    assert (config.display["kind"], config.display["port"]) == (kind, port)
+
+
+@pytest.mark.parametrize("display, key, words", [
+    ('kind = "hdmi"', "display.kind", "must be one of serial, sim, none (got 'hdmi')"),
+    ('kind = "serial"', "display.port", "must be a non-empty string (got '')"),
+    ('port = ""', "display.port", "must be a non-empty string (got '')"),
+    ('kind = "serial"\nport = "sim"', "display.port", "names a display kind, not a port: give kind = 'sim'"),
+])
+def test_a_display_kind_that_is_none_or_a_serial_display_without_its_port_is_refused(tmp_path, display, key, words):
+    with pytest.raises(ConfigError) as error:
+        load(_write(tmp_path, f"[display]\n{display}\n"))
+    assert f"{key}: {words}" in str(error.value)
 
 
 def test_readme_configuration_section_shows_the_shipped_example():

@@ -227,12 +227,12 @@ def test_a_failed_start_closes_what_it_opened(tmp_path, monkeypatch, fails):
     real_journal_close = Journal.close
     monkeypatch.setattr(Journal, "close", lambda self: closed.append("journal") or real_journal_close(self))
     monkeypatch.setattr(service, "open_devices", open_devices)
-    monkeypatch.setattr(service, "open_display", broken_display)
+    monkeypatch.setattr(service, "open_configured_display", broken_display)
     if fails == "journal":
         monkeypatch.setattr(service.JournaledTable, "open", classmethod(
             lambda cls, *a, **k: (_ for _ in ()).throw(JournalError("started under other rules"))))
     config = load(config_file)
-    config = replace(config, display={**config.display, "port": "/dev/ttyACM9"})
+    config = replace(config, display={**config.display, "kind": "serial", "port": "/dev/ttyACM9"})
     with pytest.raises(JournalError if fails == "journal" else OSError):
         run_table(config, events=io.StringIO(""), exit_at_end=True, out=io.StringIO())
     assert closed == (["journal"] if fails == "journal" else ["devices", "journal"])
@@ -527,12 +527,11 @@ def test_demo_sets_aside_a_journal_of_other_rules(tmp_path):
         JournaledTable.open(journal, "craps", TableConfig(max_bet=1000))  # an older demo under other limits
     from dataclasses import replace
 
-    from controller.app import DisplayHandle
+    from hardware.display import SimDisplay
 
-    standin = start_standin()
-    link = DisplayLink(standin.port).start()
+    display = SimDisplay.open()
     try:
-        demo = DemoTable(replace(load(None), state_dir=tmp_path), "craps", DisplayHandle(link, standin), 1, io.StringIO())
+        demo = DemoTable(replace(load(None), state_dir=tmp_path), "craps", display, 1, io.StringIO())
         try:
             assert demo.set_aside is not None and demo.set_aside.exists()
             assert "other rules" in demo.set_aside.with_suffix(".reason.txt").read_text()
@@ -540,5 +539,4 @@ def test_demo_sets_aside_a_journal_of_other_rules(tmp_path):
         finally:
             demo.close()
     finally:
-        link.stop()
-        standin.stop()
+        display.close()
