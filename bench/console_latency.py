@@ -43,7 +43,7 @@ def worker(kind: str, game: str, seed: int) -> int:
     stdout), ``serve`` (take console inputs until the next line), ``stats``, ``quit``."""
     from bench.roll_to_display import RollRig
 
-    from controller.app import serve
+    from controller.main_loop import serve
     from controller.sdnotify import Notifier
 
     rig = RollRig(game, seed)

@@ -35,7 +35,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from controller.app import TableController
+from controller.table_controller import TableController
 from controller.camera import ReadPipeline, generated_options
 from controller.journal import Journal
 from controller.rules import TableConfig

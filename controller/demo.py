@@ -31,7 +31,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Mapping
 
-from controller.app import TableController, button_event, cage_listener, open_devices, serve, stream_event, take
+from controller.devices import button_event, cage_listener, open_devices
+from controller.event_stream import stream_event
+from controller.main_loop import serve, take
+from controller.table_controller import TableController
 from controller.camera import ReadPipeline, generated_options
 from controller.config import Config
 from controller.floor.publisher import DRAIN_S
@@ -41,7 +44,8 @@ from controller.players import Players
 from controller.rules import GAMES as RULES
 from controller.rules.money import dollars
 from controller.sdnotify import Notifier
-from controller.table import JournaledTable, JournalMismatch, Phase, Step, TableState, expects_roll, lights_for
+from controller.table import (JournaledTable, JournalMismatch, Phase, Step, TableState, expects_roll, floor_status,
+                              lights_for)
 from hardware.display import SimDisplay
 from hardware.gpio import ManualClock, SimulatedDealer
 from vision.sources import GeneratedSource
@@ -148,7 +152,6 @@ class DemoTable:
         self.players = Players.seated(game, config.rules.seats, seed)
         self.floor: FloorPublisher | None = None
         if floor is not None:  # each game is a table of its own on the floor: demo-craps, demo-hazard, demo-bang
-            from controller.app import floor_status
             from controller.floor.publisher import FloorPublisher
 
             self.floor = FloorPublisher(config.state_dir / game, f"demo-{game}", floor,

@@ -16,13 +16,15 @@ import sys
 import threading
 from typing import IO, TYPE_CHECKING, Any
 
-from controller.app import (TableController, button_event, cage_listener, floor_status, open_configured_display,
-                            open_devices, read_events, serve, streamed_inputs)
+from controller.devices import button_event, cage_listener, open_configured_display, open_devices
+from controller.event_stream import read_events, streamed_inputs
+from controller.main_loop import serve
+from controller.table_controller import TableController
 from controller.config import Config, rules_warnings
 from controller.journal import Journal
 from controller.jsonlines import json_line
 from controller.sdnotify import Notifier
-from controller.table import JournaledTable, dice_thrown, expects_roll
+from controller.table import JournaledTable, dice_thrown, expects_roll, floor_status
 from hardware.gpio import exit_on_signals
 
 if TYPE_CHECKING:

@@ -12,7 +12,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from controller.app import read_events
+from controller.event_stream import read_events
 from controller.cli.commands.replay import replay_lines
 from controller.journal import INPUT, Journal, verify
 from controller.jsonlines import json_line, read_lines

@@ -12,15 +12,17 @@ from dataclasses import replace
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from controller import app
-from controller.app import TableController, cage_listener, display_state, serve
+from controller import table_controller
+from controller.devices import cage_listener
+from controller.main_loop import serve
 from controller.config import load
 from controller.demo import run_demo
 from controller.journal import Journal, recall, verify
 from controller.rules import TableConfig
 from controller.sdnotify import Notifier
 from controller.service import run_table
-from controller.table import JournaledTable, Phase
+from controller.table import JournaledTable, Phase, display_state
+from controller.table_controller import TableController
 from hardware.display import DisplayLink, start_standin
 from hardware.gpio import GpioSettings, ManualClock, PinMap, SimulatedDealer, build_devices
 
@@ -313,8 +315,8 @@ def test_a_refused_press_says_no_for_a_moment_and_a_refused_bet_does_not(rig):
     controller.submit({"event": "bet", "seat": "A", "bet": "pass", "amount": 10**9})  # over the limit
     assert display.shown[-1].phase == "open" and controller.notice_left() is None  # the players' business
     controller.submit({"event": "confirm"})  # nothing to confirm
-    assert display.shown[-1].phase == "refused" and controller.notice_left() == app.REFUSED_SHOWN_S == 1.5
-    clock.advance(app.REFUSED_SHOWN_S - 0.1)
+    assert display.shown[-1].phase == "refused" and controller.notice_left() == table_controller.REFUSED_SHOWN_S == 1.5
+    clock.advance(table_controller.REFUSED_SHOWN_S - 0.1)
     controller.expire_notices()
     assert display.shown[-1].phase == "refused"
     clock.advance(0.2)
@@ -341,7 +343,7 @@ def test_a_refused_press_says_no_for_a_moment_and_a_refused_bet_does_not(rig):
 
 def test_the_main_loop_takes_the_no_down_on_time_between_ticks(rig, monkeypatch):
     factory, pins, devices, link, standin, journal, inputs = rig
-    monkeypatch.setattr(app, "REFUSED_SHOWN_S", 0.2)
+    monkeypatch.setattr(table_controller, "REFUSED_SHOWN_S", 0.2)
     display = ShownStates()
     controller = TableController(JournaledTable.open(journal, "craps", TableConfig()), devices, display,
                                  spin_seconds=0.05)

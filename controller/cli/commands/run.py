@@ -235,7 +235,7 @@ def run(args: argparse.Namespace) -> int:
         if args.state_dir:
             config = replace(config, state_dir=Path(args.state_dir))
 
-    from controller.app import GpioUnavailable
+    from controller.devices import GpioUnavailable
     from vision.sources import SourceError
 
     if _refused_at_start(config):  # not restarted (exit 2): installing or a new state_dir is needed first
