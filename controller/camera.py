@@ -209,19 +209,19 @@ def source_spec(config: Config) -> dict[str, Any]:
     resolution (``full_width`` x ``full_height``) every source gives it beside the small frame.
     """
     camera = config.camera
-    size = (camera["width"], camera["height"])
-    full = {"full_size": (camera["full_width"], camera["full_height"])} if camera["full_width"] else {}
-    kind = camera["source"]
+    size = camera.size
+    full = {"full_size": camera.full_size} if camera.full_size else {}
+    kind = camera.source
     if kind == "generated":
-        return {"type": "generated", "game": config.game, "fps": camera["fps"], "size": size, "realtime": True}
+        return {"type": "generated", "game": config.game, "fps": camera.fps, "size": size, "realtime": True}
     if kind == "folder":
-        return {"type": "folder", "path": camera["path"], "fps": camera["fps"], "realtime": True,
+        return {"type": "folder", "path": camera.path, "fps": camera.fps, "realtime": True,
                 **({"size": size, **full} if full else {})}
     if kind == "video":
-        return {"type": "video", "path": camera["path"], **({"size": size, **full} if full else {})}
+        return {"type": "video", "path": camera.path, **({"size": size, **full} if full else {})}
     if kind == "usb":
-        return {"type": "usb", "target": camera["device"], "size": size, "fps": camera["fps"], **full}
-    return {"type": "picamera2", "size": size, "fps": camera["fps"], **full}
+        return {"type": "usb", "target": camera.device, "size": size, "fps": camera.fps, **full}
+    return {"type": "picamera2", "size": size, "fps": camera.fps, **full}
 
 
 class CameraThread:
@@ -316,7 +316,7 @@ def uncalibrated_warning(config: Config) -> str | None:
     camera starts (a restart mid-roll, or the last roll's dice not yet taken) stay "felt" for the
     whole run, so a hand passing over the empty felt later looks like a roll and a throw where
     those dice lay may be missed. The generated camera starts on an empty table."""
-    if SETTING[config.game] != "rail" or config.empty_image is not None or config.camera["source"] in ("none", "generated"):
+    if SETTING[config.game] != "rail" or config.empty_image is not None or config.camera.source in ("none", "generated"):
         return None
     return ("no picture of the empty table (run `dicetable calibrate`): dice lying when the camera starts "
             "would be taken for the felt until the next start")
@@ -338,9 +338,9 @@ def start_camera(config: Config, sink: Callable[[dict[str, Any]], None], *, roll
     empty = config.empty_image
     if empty is None and isinstance(source, GeneratedSource):
         empty = source.empty_picture()  # the generated table is its own calibration
-    frames_dir = config.state_dir / "frames" if config.camera["save_frames"] else None
-    pipeline = ReadPipeline(config.game, frames_dir, fps=config.camera["fps"], spin_s=config.hazard["spin_seconds"],
-                            calibration=config.calibration, empty=empty, model=config.camera["model"] or None)
+    frames_dir = config.state_dir / "frames" if config.camera.save_frames else None
+    pipeline = ReadPipeline(config.game, frames_dir, fps=config.camera.fps, spin_s=config.hazard.spin_seconds,
+                            calibration=config.calibration, empty=empty, model=config.camera.model or None)
     camera = CameraThread(source, pipeline, sink)
     if roll_under_way:
         camera.expect_roll(at_rest=at_rest, thrown=thrown)

@@ -145,10 +145,10 @@ class DemoTable:
         self.controller.listeners.append(self.printer)
         self.controller.listeners.append(
             lambda event, step, before: self.pipeline.arm() if expects_roll(before, step.state) else None)
-        self.camera = GeneratedSource(seed=seed, **generated_options(game), fps=config.camera["fps"],
-                                      size=(config.camera["width"], config.camera["height"]), rest_s=0.4)
-        self.frames = config.state_dir / game / "frames" if config.camera["save_frames"] else None
-        self.pipeline = ReadPipeline(game, self.frames, fps=config.camera["fps"], spin_s=config.hazard["spin_seconds"])
+        self.camera = GeneratedSource(seed=seed, **generated_options(game), fps=config.camera.fps,
+                                      size=config.camera.size, rest_s=0.4)
+        self.frames = config.state_dir / game / "frames" if config.camera.save_frames else None
+        self.pipeline = ReadPipeline(game, self.frames, fps=config.camera.fps, spin_s=config.hazard.spin_seconds)
         self.players = Players.seated(game, config.rules.seats, seed)
         self.floor: FloorPublisher | None = None
         if floor is not None:  # each game is a table of its own on the floor: demo-craps, demo-hazard, demo-bang

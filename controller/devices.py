@@ -49,9 +49,9 @@ def _lgpio_factory() -> Any:
 def open_configured_display(config: Config) -> Display | None:
     """The display ``[display]`` names, opened; None for ``kind = "none"``."""
     settings = config.display
-    if settings["kind"] == "none":
+    if settings.kind == "none":
         return None
-    return open_display(settings["kind"], port=settings["port"], baud=settings["baud"])
+    return open_display(settings.kind, port=settings.port, baud=settings.baud)
 
 
 def cage_listener(sink: Callable[[dict[str, Any]], None]) -> Callable[[Any], None]:

@@ -62,10 +62,10 @@ def run_table(config: Config, *, events: IO[str] | None = None, resume: bool = F
         devices, _ = open_devices(config, sink=lambda b: inputs.put(button_event(b)),
                                   on_motor_stop=cage_listener(inputs.put))
         display = open_configured_display(config)
-        controller = TableController(table, devices, display, config.hazard["spin_seconds"])
+        controller = TableController(table, devices, display, config.hazard.spin_seconds)
         controller.listeners.append(_Echo(out))
         controller.redraw()
-        if config.camera["source"] != "none":
+        if config.camera.source != "none":
             from controller.camera import start_camera
 
             # Recovered mid-roll: the dice may have landed meanwhile, unless those in view are ones
@@ -100,7 +100,7 @@ def run_table(config: Config, *, events: IO[str] | None = None, resume: bool = F
 
             console = start_configured(config.console)
             if console is not None:
-                frames = config.state_dir / "frames" if config.camera["save_frames"] else None
+                frames = config.state_dir / "frames" if config.camera.save_frames else None
                 console.attach(controller, inputs, frames_dir=frames, health=lambda: _health(camera, display, problems()))
         notifier.ready(f"{config.game} table ready")
         serve(controller, inputs, stop=stop, problems=problems, notifier=notifier,

@@ -13,7 +13,7 @@ from hardware.gpio.devices import GpioDevices, build_devices
 from hardware.gpio.events import DealerButton
 from hardware.gpio.lights import BetLockLights
 from hardware.gpio.motor import CageBusy, CageMotor, MotorStatus, StopReason
-from hardware.gpio.pinmap import GpioConfigError, GpioSettings, PinMap
+from hardware.gpio.pinmap import GpioSettings, PinMap
 from hardware.gpio.safe_exit import exit_on_signals
 from hardware.gpio.simulated_dealer import ScriptError, SimulatedDealer
 
@@ -24,7 +24,6 @@ __all__ = [
     "Clock",
     "DealerButton",
     "DealerButtons",
-    "GpioConfigError",
     "GpioDevices",
     "GpioSettings",
     "ManualClock",

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.config import DEFAULTS, ConfigError, load
+from controller.config import DEFAULTS, DEMO_SOURCE, ConfigError, load
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "example.toml"
 
@@ -18,8 +18,8 @@ def _write(tmp_path, text):
 
 def test_no_file_gives_embedded_defaults():
     config = load(None)
-    assert config.is_demo and config.game == "craps"
-    assert config.camera["source"] == "generated" and config.display["kind"] == "sim"
+    assert config.source == DEMO_SOURCE and config.game == "craps"
+    assert config.camera.source == "generated" and config.display.kind == "sim"
     assert config.pin_factory == "mock" and str(config.state_dir) == "var"
     assert config.rules.max_bet == 500 and config.pins.cage_motor == 17 and config.gpio.long_press_s == 1.5
 
@@ -180,7 +180,7 @@ def test_a_pin_on_the_displays_serial_line_is_refused(tmp_path):
 ])
 def test_the_display_kind_is_given_or_what_the_port_says(tmp_path, display, kind, port):
     config = load(_write(tmp_path, f"[display]\n{display}\n"))
-    assert (config.display["kind"], config.display["port"]) == (kind, port)
+    assert (config.display.kind, config.display.port) == (kind, port)
 
 
 @pytest.mark.parametrize("display, key, words", [
@@ -249,7 +249,7 @@ def test_the_camera_s_model_is_a_model_folder_relative_to_the_file(tmp_path):
         shutil.copy(BUNDLED_MODEL / name, folder / name)
     path = tmp_path / "table.toml"
     path.write_text('[camera]\nmodel = "models/table1"\n')
-    assert load(path).camera["model"] == str(folder)
+    assert load(path).camera.model == str(folder)
     path.write_text('[camera]\nmodel = "models/none"\n')
     with pytest.raises(ConfigError, match="camera.model: no such model folder"):
         load(path)

@@ -234,7 +234,7 @@ def test_a_failed_start_closes_what_it_opened(tmp_path, monkeypatch, fails):
         monkeypatch.setattr(service.JournaledTable, "open", classmethod(
             lambda cls, *a, **k: (_ for _ in ()).throw(JournalError("started under other rules"))))
     config = load(config_file)
-    config = replace(config, display={**config.display, "kind": "serial", "port": "/dev/ttyACM9"})
+    config = replace(config, display=replace(config.display, kind="serial", port="/dev/ttyACM9"))
     with pytest.raises(JournalError if fails == "journal" else OSError):
         run_table(config, events=io.StringIO(""), exit_at_end=True, out=io.StringIO())
     assert closed == (["journal"] if fails == "journal" else ["devices", "journal"])

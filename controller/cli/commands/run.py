@@ -231,7 +231,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.config is None:
         # Events without a configuration: the demo's stand-ins, with the reads coming in the stream.
-        config = replace(config, camera={**config.camera, "source": "none"})
+        config = replace(config, camera=replace(config.camera, source="none"))
         if args.state_dir:
             config = replace(config, state_dir=Path(args.state_dir))
 
