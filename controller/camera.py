@@ -10,7 +10,7 @@ dealer is asked to enter it by hand instead of the table waiting forever.
 
 :class:`ReadPipeline` is pure of threads (the demo and the bench call
 ``feed`` themselves); :func:`start_camera` runs it on a live source in a
-thread for the service.
+thread for the service. Either is a :class:`Camera` to the table.
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ import time
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Literal, Mapping
+from typing import Any, Callable, Literal, Mapping, Protocol
 
 import cv2
 import numpy as np
@@ -40,6 +40,26 @@ log = logging.getLogger(__name__)
 SETTING: dict[str, Literal["rail", "cage"]] = {"craps": "rail", "bang": "rail", "hazard": "cage"}
 #: Why a read of dice that lay still when the camera began to watch waits for the dealer.
 AT_REST_REASON = "the dice lay still when the camera began to watch (a restart): confirm they are this roll's"
+
+
+class Camera(Protocol):
+    """What the table asks of its camera: to expect a roll, and how it is (for the watchdog, the
+    display and the pit). :class:`CameraThread` is the configured one."""
+
+    def expect_roll(self, at_rest: bool = False, thrown: bool = True) -> None:
+        """Bets are locked: the next dice to come to rest are this roll's (:meth:`CameraThread.expect_roll`)."""
+
+    def healthy(self) -> bool:
+        """Delivering frames."""
+
+    def lost(self) -> bool:
+        """Gone, not just starting: no read will come until it is back."""
+
+    def describe(self) -> str:
+        """Its state in words, for the operator."""
+
+    def close(self) -> None:
+        """Stop reading and release the source."""
 
 
 def read_event(read: DiceRead, frame_name: str | None, size: tuple[int, int] | None = None,
