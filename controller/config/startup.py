@@ -15,7 +15,7 @@ from controller.config.settings import Config
 
 #: What to do when the Pi's GPIO library cannot be loaded (said by ``run --check`` and by ``run``).
 LGPIO_INSTALL = ('on the Pi install python3-lgpio and make the venv with --system-site-packages '
-                 '(README, "Raspberry Pi install"), or use pin_factory = "mock" off the Pi')
+                 '(docs/install.md), or use pin_factory = "mock" off the Pi')
 
 
 def startup_problems(config: Config) -> list[str]:
@@ -26,7 +26,7 @@ def startup_problems(config: Config) -> list[str]:
         found.append(f'table.pin_factory = "lgpio": the lgpio module is not installed; {LGPIO_INSTALL}')
     if config.camera.source == "picamera2" and importlib.util.find_spec("picamera2") is None:
         found.append('camera.source = "picamera2": Picamera2 is not installed; on the Pi install python3-picamera2 '
-                     'and make the venv with --system-site-packages (README, "Raspberry Pi install")')
+                     'and make the venv with --system-site-packages (docs/install.md)')
     problem = unusable_path(config.state_dir)
     if problem:
         found.append(f"table.state_dir: {config.state_dir} {problem}")

@@ -104,7 +104,7 @@ class WebSettings:
         if listen.loopback or self.tls:
             return None
         return (f"{listen} is not loopback: on a network the {self.section} serves TLS (set {self.section}.certificate "
-                f"and {self.section}.key), or listens on 127.0.0.1 behind a reverse proxy (README, \"Console\")")
+                f"and {self.section}.key), or listens on 127.0.0.1 behind a reverse proxy (docs/console.md, \"On a network\")")
 
     def listening_on(self, listen: Listen | None) -> WebSettings:
         """These settings with ``listen`` instead (``--console HOST:PORT`` or ``off``); ``ValueError``

@@ -195,10 +195,9 @@ def test_a_display_kind_that_is_none_or_a_serial_display_without_its_port_is_ref
     assert f"{key}: {words}" in str(error.value)
 
 
-def test_readme_configuration_section_shows_the_shipped_example():
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    section = readme.split("<!-- section: configuration -->")[1].split("<!-- section: ")[0]
-    block = section.split("```toml\n")[1].split("```")[0]
+def test_the_configuration_page_shows_the_shipped_example():
+    page = (Path(__file__).resolve().parents[2] / "docs" / "configuration.md").read_text()
+    block = page.split("```toml\n")[1].split("```")[0]
     assert block == EXAMPLE.read_text()
 
 
