@@ -122,8 +122,9 @@ def assemble_table(config: Config, inputs: queue.Queue[Any] | None = None, *,
             closing.append(camera.close)
         if camera is not None:
             seen = camera
-            controller.listeners.append(lambda event, step, before: seen.expect_roll(thrown=dice_thrown(before, step.state))
-                                        if expects_roll(before, step.state) else None)
+            controller.listeners.append(
+                lambda event, step, before: seen.expect_roll(thrown=dice_thrown(before, step.state))
+                if expects_roll(before, step.state) else None)
         frames_dir = config.state_dir / "frames" if config.camera.save_frames else None
         assembled = AssembledTable(config, inputs, journal, table, devices, pin_factory, controller, display, camera,
                                    frames_dir, _closing=closing)

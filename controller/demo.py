@@ -165,8 +165,8 @@ class DemoTable:
         self.rng = random.Random(seed)
         self.display = display
         # Each game is a table of its own, on the floor too: demo-craps, demo-hazard, demo-bang.
-        settings = replace(config, game=game, state_dir=config.state_dir / game,
-                           hazard=HazardSettings(DEMO_SPIN_S), floor=FloorLink(f"demo-{game}", floor) if floor else None)
+        settings = replace(config, game=game, state_dir=config.state_dir / game, hazard=HazardSettings(DEMO_SPIN_S),
+                           floor=FloorLink(f"demo-{game}", floor) if floor else None)
         frames = settings.state_dir / "frames" if config.camera.save_frames else None
         self.camera = FilmedCamera(
             GeneratedSource(seed=seed, **generated_options(game), fps=config.camera.fps, size=config.camera.size,

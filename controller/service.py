@@ -64,7 +64,7 @@ def run_table(config: Config, *, events: IO[str] | None = None, resume: bool = F
     finally:
         notifier.stopping()
         if assembled is not None:
-            assembled.close()  # the console, the floor (what it has not acknowledged, for up to 10 s), the camera, the devices
+            assembled.close()  # the floor sends what it has not, for up to 10 s; the motor and lamps go off
 
 
 class _Echo:

@@ -31,7 +31,8 @@ class SerialDisplay:
         if link.healthy:
             return DisplayHealth(HealthState.OK, "answering")
         state = HealthState.STARTING if link.last_ack_at is None and not link.faults else HealthState.LOST
-        return DisplayHealth(state, f"on {link.port} not answering" + (f" ({link.last_error})" if link.last_error else ""))
+        why = f" ({link.last_error})" if link.last_error else ""
+        return DisplayHealth(state, f"on {link.port} not answering{why}")
 
     def wait_shown(self, state: DisplayState, timeout: float) -> float | None:
         return self.link.wait_acked(state, timeout)
