@@ -3,8 +3,9 @@
 From a checked configuration it opens, in this order, the journal and the table recovered from it,
 the GPIO devices, the display, the camera, the floor's publisher and the console, and wires them
 to the table's input queue and to each other; then it draws the lamps and the display from the
-recovered state. Whatever fails to open, what did open is closed again (the motor and the lamps
-first), and :meth:`AssembledTable.close` closes the rest in the reverse order.
+recovered state. Whatever fails to open, what did open is closed again, the last opened first,
+as :meth:`AssembledTable.close` closes the table (the devices' close switches the motor and the
+lamps off).
 
 A caller that has a stand-in of its own passes it: a display opened once for several tables, a
 camera it films itself, a console already serving, a clock for the buttons. What is passed is the
@@ -97,10 +98,11 @@ def assemble_table(config: Config, inputs: queue.Queue[Any] | None = None, *,
                    progress: Callable[[int, int], None] | None = None) -> AssembledTable:
     """The table ``config`` describes, recovered from its journal, with its devices open and drawn.
 
-    ``display``, ``camera``, ``console``: a stand-in to use instead of opening what the
-    configuration names (left open by :meth:`AssembledTable.close`). ``clock``: the buttons' clock
-    (the demo's dealer pushes them on a manual one). ``progress(done, total)`` is told as the
-    journal is replayed.
+    ``inputs``: the table's one input queue (a new one when None), where the buttons, the camera
+    and the cage put what they have. ``display``, ``camera``, ``console``: a stand-in to use
+    instead of opening what the configuration names (left open by :meth:`AssembledTable.close`).
+    ``clock``: the buttons' clock (the demo's dealer pushes them on a manual one).
+    ``progress(done, total)`` is told as the journal is replayed.
 
     Raises what recovery raises (``JournalMismatch``, ``JournalError``), ``GpioUnavailable``, and
     what opening a device raises, having closed what it had opened.
