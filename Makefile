@@ -39,7 +39,7 @@ test: $(STAMP) chromium
 chromium:
 	@scripts/ensure-chromium.sh
 
-# The README's pictures of the console, from the browser tests' demo run.
+# The console's pictures (docs/images/), from the browser tests' demo run.
 screenshots: $(STAMP) chromium
 	scripts/console-screenshots.sh
 

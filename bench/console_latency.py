@@ -12,9 +12,9 @@ second, the real settle detector and reader, the journal, the display stand-in o
    dealer and times until all 20 streams have carried the state that holds it (the journal row of
    the bet), while the table process serves its input queue as the service does. Aim: under 100 ms.
 
-Usage::
+Usage, from the repository's top folder (it is the package ``bench`` that holds the rig)::
 
-    nice -n 19 .venv/bin/python bench/console_latency.py [--pairs 20] [--clients 20] [--taps 60] [--json]
+    nice -n 19 .venv/bin/python -m bench.console_latency [--pairs 20] [--clients 20] [--taps 60] [--json]
 
 The figures go in docs/console.md ("Cost and speed").
 """
@@ -30,10 +30,7 @@ import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 from typing import Any
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 MAX_GROWTH = 0.10
 AIM_MS = 100.0
@@ -46,7 +43,7 @@ def worker(kind: str, game: str, seed: int) -> int:
     stdout), ``serve`` (take console inputs until the next line), ``stats``, ``quit``."""
     from bench.roll_to_display import RollRig
 
-    from controller.app import serve
+    from controller.main_loop import serve
     from controller.sdnotify import Notifier
 
     rig = RollRig(game, seed)
@@ -200,7 +197,8 @@ async def _clients(url: str, count: int) -> None:
 # --- the orchestration ------------------------------------------------------------------------------
 
 def _spawn(*args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, __file__, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    return subprocess.Popen([sys.executable, "-m", "bench.console_latency", *args], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
 
 
 def _ask(process: subprocess.Popen[str], line: str) -> str:

@@ -39,8 +39,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
 ROWS_PER_ROLL = 10
 TICKS = os.sysconf("SC_CLK_TCK")
 

@@ -35,12 +35,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from controller.app import TableController
+from controller.table_controller import TableController
 from controller.camera import ReadPipeline, generated_options
 from controller.journal import Journal
 from controller.rules import TableConfig
 from controller.table import JournaledTable, Phase
-from hardware.display import DisplayLink, start_standin
+from hardware.display import SimDisplay
 from hardware.gpio import ManualClock, build_devices
 from vision.sources import GeneratedSource
 
@@ -72,19 +72,18 @@ class RollRig:
         self.state_dir = Path(tempfile.mkdtemp(prefix="dicetable-bench-"))
         self.factory = MockFactory()
         self.devices = build_devices(pin_factory=self.factory, clock=ManualClock())
-        self.standin = start_standin()
-        self.link = DisplayLink(self.standin.port).start()
+        self.display = SimDisplay.open()
         self.journal = Journal.open(self.state_dir)
         if wal:  # to weigh the table's rollback journal against WAL (docs/operation.md, "The journal's files")
             self.journal._db.execute("PRAGMA journal_mode=WAL")
         self.controller = TableController(JournaledTable.open(self.journal, game, TableConfig()), self.devices,
-                                          self.link, spin_seconds=0.05)
+                                          self.display, spin_seconds=0.05)
         self.controller.redraw()
         self.camera = GeneratedSource(seed=seed, **generated_options(game), fps=FPS, rest_s=0.6)
         self.pipeline = ReadPipeline(game, self.state_dir / "frames", fps=FPS)
         self.rng = random.Random(seed)
         # Let the link come up and the detector learn the empty table.
-        self.link.wait_acked(self.controller.display_view(), timeout=5)
+        self.display.wait_shown(self.controller.display_view(), timeout=5)
         for _ in range(15):
             self.pipeline.feed(self.camera.read())
 
@@ -117,7 +116,7 @@ class RollRig:
             t_read_done = time.monotonic()
             controller.submit(event)
             t_submitted = time.monotonic()
-            acked = self.link.wait_acked(controller.display_view(), timeout=5)
+            acked = self.display.wait_shown(controller.display_view(), timeout=5)
             if acked is None:
                 raise RuntimeError("the display never acknowledged the result")
             read_ms = float(event.get("ms") or 0.0)
@@ -141,8 +140,7 @@ class RollRig:
         return row
 
     def close(self) -> None:
-        self.link.stop()
-        self.standin.stop()
+        self.display.close()
         self.devices.close()
         self.journal.close()
         self.camera.close()

@@ -22,14 +22,10 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from vision.benchtool.scenarios import SCENARIOS, build  # noqa: E402
-from vision.settle import SettleConfig, SettleDetector, Settled, Unsettled  # noqa: E402
+from vision.benchtool.scenarios import SCENARIOS, build
+from vision.settle import SettleConfig, SettleDetector, Settled, Unsettled
 
 
 def evaluate(name: str, seed: int, size: tuple[int, int], stills: list[float], fps: float) -> dict[float, dict]:

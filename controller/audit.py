@@ -16,7 +16,8 @@ from typing import Any, Iterator
 
 from controller.journal import EFFECT, INPUT, Entry, Journal, game_events
 from controller.journal.chain import comparable_json
-from controller.rules import BetRejected, ConfigError, TableConfig, apply, new_game, parse_event
+from controller.rules import BetRejected, TableConfig, apply, new_game, parse_event
+from messages import ConfigError
 
 SETTLEMENT_EVENTS = ("settle", "returned")
 """The journal's effects that move money, which the audit recomputes."""

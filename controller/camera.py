@@ -10,7 +10,7 @@ dealer is asked to enter it by hand instead of the table waiting forever.
 
 :class:`ReadPipeline` is pure of threads (the demo and the bench call
 ``feed`` themselves); :func:`start_camera` runs it on a live source in a
-thread for the service.
+thread for the service. Either is a :class:`Camera` to the table.
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ import time
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Literal, Mapping
+from typing import Any, Callable, Literal, Mapping, Protocol
 
 import cv2
 import numpy as np
@@ -40,6 +40,26 @@ log = logging.getLogger(__name__)
 SETTING: dict[str, Literal["rail", "cage"]] = {"craps": "rail", "bang": "rail", "hazard": "cage"}
 #: Why a read of dice that lay still when the camera began to watch waits for the dealer.
 AT_REST_REASON = "the dice lay still when the camera began to watch (a restart): confirm they are this roll's"
+
+
+class Camera(Protocol):
+    """What the table asks of its camera: to expect a roll, and how it is (for the watchdog, the
+    display and the pit). :class:`CameraThread` is the configured one."""
+
+    def expect_roll(self, at_rest: bool = False, thrown: bool = True) -> None:
+        """Bets are locked: the next dice to come to rest are this roll's (:meth:`CameraThread.expect_roll`)."""
+
+    def healthy(self) -> bool:
+        """Delivering frames."""
+
+    def lost(self) -> bool:
+        """Gone, not just starting: no read will come until it is back."""
+
+    def describe(self) -> str:
+        """Its state in words, for the operator."""
+
+    def close(self) -> None:
+        """Stop reading and release the source."""
 
 
 def read_event(read: DiceRead, frame_name: str | None, size: tuple[int, int] | None = None,
@@ -95,7 +115,6 @@ class ReadPipeline:
         if config.mode == "cage":
             config = replace(config, timeout_s=config.timeout_s + spin_s)
         self.detector = SettleDetector(config, landing_mask=mask, empty=empty)
-        self.last_settled: Settled | None = None
         self._arm = threading.Event()
         self._arm_at_rest = threading.Event()
 
@@ -121,7 +140,6 @@ class ReadPipeline:
             self.detector.arm(at_rest=at_rest)
         verdict = self.detector.feed(frame)
         if isinstance(verdict, Settled):
-            self.last_settled = verdict
             read = self._read(verdict.frame)
             still = verdict.frame.full if verdict.frame.full is not None else verdict.frame.image
             height, width = still.shape[:2]
@@ -211,19 +229,19 @@ def source_spec(config: Config) -> dict[str, Any]:
     resolution (``full_width`` x ``full_height``) every source gives it beside the small frame.
     """
     camera = config.camera
-    size = (camera["width"], camera["height"])
-    full = {"full_size": (camera["full_width"], camera["full_height"])} if camera["full_width"] else {}
-    kind = camera["source"]
+    size = camera.size
+    full = {"full_size": camera.full_size} if camera.full_size else {}
+    kind = camera.source
     if kind == "generated":
-        return {"type": "generated", "game": config.game, "fps": camera["fps"], "size": size, "realtime": True}
+        return {"type": "generated", "game": config.game, "fps": camera.fps, "size": size, "realtime": True}
     if kind == "folder":
-        return {"type": "folder", "path": camera["path"], "fps": camera["fps"], "realtime": True,
+        return {"type": "folder", "path": camera.path, "fps": camera.fps, "realtime": True,
                 **({"size": size, **full} if full else {})}
     if kind == "video":
-        return {"type": "video", "path": camera["path"], **({"size": size, **full} if full else {})}
+        return {"type": "video", "path": camera.path, **({"size": size, **full} if full else {})}
     if kind == "usb":
-        return {"type": "usb", "target": camera["device"], "size": size, "fps": camera["fps"], **full}
-    return {"type": "picamera2", "size": size, "fps": camera["fps"], **full}
+        return {"type": "usb", "target": camera.device, "size": size, "fps": camera.fps, **full}
+    return {"type": "picamera2", "size": size, "fps": camera.fps, **full}
 
 
 class CameraThread:
@@ -318,7 +336,7 @@ def uncalibrated_warning(config: Config) -> str | None:
     camera starts (a restart mid-roll, or the last roll's dice not yet taken) stay "felt" for the
     whole run, so a hand passing over the empty felt later looks like a roll and a throw where
     those dice lay may be missed. The generated camera starts on an empty table."""
-    if SETTING[config.game] != "rail" or config.empty_image is not None or config.camera["source"] in ("none", "generated"):
+    if SETTING[config.game] != "rail" or config.empty_image is not None or config.camera.source in ("none", "generated"):
         return None
     return ("no picture of the empty table (run `dicetable calibrate`): dice lying when the camera starts "
             "would be taken for the felt until the next start")
@@ -340,9 +358,9 @@ def start_camera(config: Config, sink: Callable[[dict[str, Any]], None], *, roll
     empty = config.empty_image
     if empty is None and isinstance(source, GeneratedSource):
         empty = source.empty_picture()  # the generated table is its own calibration
-    frames_dir = config.state_dir / "frames" if config.camera["save_frames"] else None
-    pipeline = ReadPipeline(config.game, frames_dir, fps=config.camera["fps"], spin_s=config.hazard["spin_seconds"],
-                            calibration=config.calibration, empty=empty, model=config.camera["model"] or None)
+    frames_dir = config.state_dir / "frames" if config.camera.save_frames else None
+    pipeline = ReadPipeline(config.game, frames_dir, fps=config.camera.fps, spin_s=config.hazard.spin_seconds,
+                            calibration=config.calibration, empty=empty, model=config.camera.model or None)
     camera = CameraThread(source, pipeline, sink)
     if roll_under_way:
         camera.expect_roll(at_rest=at_rest, thrown=thrown)

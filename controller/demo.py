@@ -1,7 +1,9 @@
 """The demo session of ``dicetable run`` with no configuration (what ``make run`` does).
 
 A finite session of every game on the stand-ins, through the real code
-paths: seated players bet by simple strategies (``bet`` events); a simulated
+paths: each game's table is put together by the same
+:func:`~controller.assembly.assemble_table` as a configured one, on the
+demo's settings and stand-ins. Seated players bet by simple strategies (``bet`` events); a simulated
 dealer pushes the buttons on mock GPIO pins, so every press goes through the
 real button code (debounce, long press, manual entry); the camera is a
 generated scene filmed at 30 frames per second, through the real settle
@@ -31,25 +33,29 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Mapping
 
-from controller.app import (DisplayHandle, TableController, button_event, cage_listener, open_devices,
-                            open_display, serve, stream_event, take)
+from controller.assembly import AssembledTable, assemble_table
 from controller.camera import ReadPipeline, generated_options
-from controller.config import Config
+from controller.config import Config, HazardSettings
+from controller.event_stream import stream_event
+from controller.floor.broker import FloorLink
 from controller.floor.publisher import DRAIN_S
 from controller.journal import Journal, JournalError, verify
+from controller.journal.paths import JOURNAL_FILE
 from controller.jsonlines import open_lines, read_lines
+from controller.main_loop import serve, take
 from controller.players import Players
 from controller.rules import GAMES as RULES
 from controller.rules.money import dollars
 from controller.sdnotify import Notifier
 from controller.table import JournaledTable, JournalMismatch, Phase, Step, TableState, expects_roll, lights_for
+from controller.table_controller import TableController
+from hardware.display import SimDisplay
 from hardware.gpio import ManualClock, SimulatedDealer
 from vision.sources import GeneratedSource
 
 if TYPE_CHECKING:
     from controller.console.start import RunningConsole
     from controller.floor.broker import BrokerSettings
-    from controller.floor.publisher import FloorPublisher
     from controller.web.serve import Listen
 
 GAMES = tuple(RULES)
@@ -110,66 +116,109 @@ def set_aside(path: Path, reason: str) -> Path:
     return target
 
 
-class DemoTable:
-    """One game of the demo: table, devices, dealer, camera, display."""
+class FilmedCamera:
+    """The demo's camera: generated scenes into which the demo throws the dice itself, filmed frame
+    by frame through the read pipeline (:meth:`film`) rather than by a camera thread, so that a demo
+    with the same seed reads the same rolls."""
 
-    def __init__(self, config: Config, game: str, display: DisplayHandle, seed: int, out: IO[str],
-                 floor: BrokerSettings | None = None):
+    def __init__(self, source: GeneratedSource, pipeline: ReadPipeline):
+        self.source = source
+        self.pipeline = pipeline
+
+    def expect_roll(self, at_rest: bool = False, thrown: bool = True) -> None:
+        self.pipeline.arm()
+
+    def healthy(self) -> bool:
+        return self.source.health.ok
+
+    def lost(self) -> bool:
+        return False
+
+    def describe(self) -> str:
+        return f"generated scenes: {self.source.health.state.value}"
+
+    def close(self) -> None:
+        self.source.close()
+
+    def film(self, values: list[int]) -> dict[str, Any] | None:
+        """Throw ``values`` in front of the camera; the read event of the still frame (None if none came)."""
+        self.source.throw(values)
+        found = None
+        for _ in range(MAX_FRAMES_PER_ROLL):
+            if not self.source.pending:
+                break
+            event = self.pipeline.feed(self.source.read())
+            if event is not None and found is None:
+                found = event
+        return found
+
+
+class DemoTable:
+    """One game of the demo: the table assembled as a configured one is, on the demo's settings and
+    stand-ins (the game's own state folder, a short spin, the display shared by every game, the
+    filmed camera, buttons on a manual clock pressed by a simulated dealer), with seated players."""
+
+    def __init__(self, config: Config, game: str, display: SimDisplay, seed: int, out: IO[str],
+                 floor: BrokerSettings | None = None, console: RunningConsole | None = None):
         self.game = game
         self.out = out
-        self.inputs: queue.Queue = queue.Queue()
         self.rng = random.Random(seed)
-        self.journal = Journal.open(config.state_dir / game)
+        self.display = display
+        # Each game is a table of its own, on the floor too: demo-craps, demo-hazard, demo-bang.
+        settings = replace(config, game=game, state_dir=config.state_dir / game, hazard=HazardSettings(DEMO_SPIN_S),
+                           floor=FloorLink(f"demo-{game}", floor) if floor else None)
+        frames = settings.state_dir / "frames" if config.camera.save_frames else None
+        self.camera = FilmedCamera(
+            GeneratedSource(seed=seed, **generated_options(game), fps=config.camera.fps, size=config.camera.size,
+                            rest_s=0.4),
+            ReadPipeline(game, frames, fps=config.camera.fps, spin_s=config.hazard.spin_seconds))
         self.set_aside: Path | None = None
         try:
-            self.table = JournaledTable.open(self.journal, game, config.rules)
+            self.assembled = self._assemble(settings, console)
         except JournalMismatch as exc:
             # A demo journal left by an older version (other rules, other payouts): keep it, start anew.
             # A real table never does this; `dicetable run --config` stops with the reason instead.
-            self.journal.close()
-            self.set_aside = set_aside(self.journal.path, str(exc))
-            self.journal = Journal.open(config.state_dir / game)
-            self.table = JournaledTable.open(self.journal, game, config.rules)
-        self.clock = ManualClock()
-
-        self.devices, factory = open_devices(config, lambda b: self.inputs.put(button_event(b)), clock=self.clock,
-                                             on_motor_stop=cage_listener(self.inputs.put))
-        self.dealer = SimulatedDealer(self.devices.buttons, factory)
-        self.display = display
-        self.controller = TableController(self.table, self.devices, display.link, DEMO_SPIN_S)
+            self.set_aside = set_aside(settings.state_dir / JOURNAL_FILE, str(exc))
+            self.assembled = self._assemble(settings, console)
+        except BaseException:
+            self.camera.close()
+            raise
+        self.dealer = SimulatedDealer(self.assembled.devices.buttons, self.assembled.pin_factory)
         self.printer = Printer(out)
         self.controller.listeners.append(self.printer)
-        self.controller.listeners.append(
-            lambda event, step, before: self.pipeline.arm() if expects_roll(before, step.state) else None)
-        self.camera = GeneratedSource(seed=seed, **generated_options(game), fps=config.camera["fps"],
-                                      size=(config.camera["width"], config.camera["height"]), rest_s=0.4)
-        self.frames = config.state_dir / game / "frames" if config.camera["save_frames"] else None
-        self.pipeline = ReadPipeline(game, self.frames, fps=config.camera["fps"], spin_s=config.hazard["spin_seconds"])
         self.players = Players.seated(game, config.rules.seats, seed)
-        self.floor: FloorPublisher | None = None
-        if floor is not None:  # each game is a table of its own on the floor: demo-craps, demo-hazard, demo-bang
-            from controller.app import floor_status
-            from controller.floor.publisher import FloorPublisher
 
-            self.floor = FloorPublisher(config.state_dir / game, f"demo-{game}", floor,
-                                        status=lambda: floor_status(self.state, {})).start()
-            publisher = self.floor
-            self.controller.listeners.append(lambda event, step, before: publisher.wake())
+    def _assemble(self, settings: Config, console: RunningConsole | None) -> AssembledTable:
+        return assemble_table(settings, display=self.display, camera=self.camera, console=console, clock=ManualClock())
+
+    @property
+    def controller(self) -> TableController:
+        return self.assembled.controller
+
+    @property
+    def inputs(self) -> queue.Queue[Any]:
+        return self.assembled.inputs
+
+    @property
+    def journal(self) -> Journal:
+        return self.assembled.journal
+
+    @property
+    def table(self) -> JournaledTable:
+        return self.assembled.table
 
     @property
     def state(self) -> TableState:
         return self.table.state
 
     def close(self) -> None:
-        if self.floor is not None:
-            if self.floor.close():
-                print(f"  floor: every row acknowledged as demo-{self.game}", file=self.out)
-            else:
-                print(f"  floor: not every row acknowledged as demo-{self.game} within "
-                      f"{DRAIN_S:g} s; the rest goes at the next start", file=self.out)
-        self.devices.close()
+        self.assembled.close()
         self.camera.close()
-        self.journal.close()
+        if self.assembled.floor_drained is True:
+            print(f"  floor: every row acknowledged as demo-{self.game}", file=self.out)
+        elif self.assembled.floor_drained is False:
+            print(f"  floor: not every row acknowledged as demo-{self.game} within "
+                  f"{DRAIN_S:g} s; the rest goes at the next start", file=self.out)
 
     def drain(self, wait_s: float = 0.0) -> None:
         """Apply every input waiting on the queue (waiting up to ``wait_s`` for the first)."""
@@ -195,18 +244,6 @@ class DemoTable:
                 return
             self.press("void")
 
-    def film_roll(self, values: list[int]) -> dict[str, Any] | None:
-        """Throw ``values`` in front of the camera; the read event of the still frame (None if none came)."""
-        self.camera.throw(values)
-        found = None
-        for _ in range(MAX_FRAMES_PER_ROLL):
-            if not self.camera.pending:
-                break
-            event = self.pipeline.feed(self.camera.read())
-            if event is not None and found is None:
-                found = event
-        return found
-
     def play_roll(self, number: int, extra_bets: list[dict[str, Any]]) -> None:
         state = self.state
         who = f"shooter {state.rules.shooter}" if hasattr(state.rules, "shooter") else "dealer's cage"
@@ -227,7 +264,7 @@ class DemoTable:
         if self.state.phase is Phase.SPINNING:
             self.drain(wait_s=DEMO_SPIN_S + 2)  # the cage motor's own timer stops it: spin_done
         values = [self.rng.randint(1, 6) for _ in range(self.state.dice_count)]
-        read = self.film_roll(values)
+        read = self.camera.film(values)
         if read is None:
             read = {"event": "read", "status": "no_read", "dice": [], "confidence": 0.0, "frame": None,
                     "reason": "no still frame within the roll's frames"}
@@ -247,14 +284,6 @@ class DemoTable:
                 self.dealer.enter_dice(values, suggestion)
                 self.drain()
 
-    def health(self) -> dict[str, dict[str, Any]]:
-        """The camera's and the display's health, as the pit sees it (read from the console's thread)."""
-        camera = self.camera.health
-        link = self.display.link.health()
-        return {"camera": {"ok": camera.ok, "detail": f"generated scenes: {camera.state.value}"},
-                "display": {"ok": link.healthy, "detail": "stand-in on a pseudo-terminal"
-                            + (f" ({link.last_error})" if link.last_error else "")}}
-
     def keep_open(self) -> None:
         """Serve this table until interrupted: every input on the queue (the console's, the panel's),
         and for each roll the table waits for, generated dice thrown in front of the camera."""
@@ -267,7 +296,7 @@ class DemoTable:
 
         def thrower() -> None:
             while (values := throws.get()) is not None:
-                read = self.film_roll(values)
+                read = self.camera.film(values)
                 self.inputs.put(read or {"event": "read", "status": "no_read", "dice": [], "confidence": 0.0,
                                          "frame": None, "reason": "no still frame within the roll's frames"})
 
@@ -282,9 +311,9 @@ class DemoTable:
 
     def show_display(self) -> None:
         expected = self.controller.display_view()
-        acked = self.display.link.wait_acked(expected, timeout=3.0)
+        acked = self.display.wait_shown(expected, timeout=3.0)
         # Each row of the digits in its brackets: three rows of eight run together read as one word.
-        screen = " ".join(f"[{row}]" for row in self.display.standin.screen().rows) if self.display.standin else ""
+        screen = " ".join(f"[{row}]" for row in self.display.screen().rows)
         verdict = "acknowledged" if acked is not None else "NOT acknowledged"
         print(f"    display {verdict}: {expected.phase} dice {list(expected.dice)} point {expected.point or 'OFF'}"
               + (f" | {screen}" if screen else ""), file=self.out)
@@ -333,18 +362,16 @@ def run_demo(config: Config, *, rolls: int | None = None, seed: int = 7, state_d
         from controller.console.start import start_demo
 
         running = start_demo(console)
-    display = open_display(config)
+    display = SimDisplay.open()
     status = 0
     try:
         for index, game in enumerate(games):
             try:
-                demo = DemoTable(config, game, display, seed + GAMES.index(game), out, floor)
+                demo = DemoTable(config, game, display, seed + GAMES.index(game), out, floor, running)
             except (JournalError, OSError) as exc:  # a full disk, a state folder that cannot be made
                 print(f"dicetable run: {game}: {_reason(exc)}", file=sys.stderr)
                 status = 1
                 continue
-            link = running.attach(demo.controller, demo.inputs, frames_dir=demo.frames, health=demo.health) \
-                if running is not None else None
             try:
                 if not _play(demo, rolls, extra_bets.get(game, []), config.state_dir / game, out):
                     status = 1
@@ -361,8 +388,6 @@ def run_demo(config: Config, *, rolls: int | None = None, seed: int = 7, state_d
                       "settled before)", file=sys.stderr)
                 status = 1
             finally:
-                if running is not None and link is not None:
-                    running.detach(link)
                 demo.close()
     finally:
         display.close()
@@ -384,7 +409,6 @@ def _play(demo: DemoTable, rolls: int | None, extra: list[dict[str, Any]], state
     print(f"\n== {game}: journal {demo.journal.path} (replayed {demo.table.replayed} earlier inputs)", file=out)
     if demo.set_aside:
         print(f"  (the earlier demo journal does not fit this version; kept as {demo.set_aside})", file=out)
-    demo.controller.redraw()
     demo.settle_leftovers()
     for number in range(1, (rolls or ROLLS[game]) + 1):
         demo.play_roll(number, extra if number == 1 else [])

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The README's pictures of the console (docs/images/console-*.png): the end-to-end tests' demo run
+# The console's pictures in the manual (docs/images/console-*.png): the end-to-end tests' demo run
 # (`dicetable run --keep-open`, seed 7, its state in ./var as `make run` keeps it, so the pictures
 # show no scratch path) in headless chromium, saved where the tests keep them in a
 # temporary folder otherwise. Run from the checkout after `make install`:

@@ -17,7 +17,7 @@ UNIT=/etc/systemd/system/dicetable.service
 
 if [ "$(id -u)" -ne 0 ]; then echo "install.sh: run as root (sudo)" >&2; exit 1; fi
 if [ ! -x "$PREFIX/.venv/bin/dicetable" ]; then
-    echo "install.sh: $PREFIX/.venv/bin/dicetable not found; create the venv first (README, Raspberry Pi install)" >&2
+    echo "install.sh: $PREFIX/.venv/bin/dicetable not found; create the venv first (docs/install.md)" >&2
     exit 1
 fi
 
@@ -30,16 +30,16 @@ fi
 usermod -a -G gpio,video,dialout dicetable
 
 # The display's Pico listens on the UART of GPIO14/15: /dev/serial0, except on a Pi 5, where serial0
-# is the debug connector's UART and GPIO14/15 is /dev/ttyAMA0 (with dtparam=uart0=on; README, step 3).
+# is the debug connector's UART and GPIO14/15 is /dev/ttyAMA0 (with dtparam=uart0=on; docs/install.md, step 3).
 PORT=/dev/serial0
 if grep -q "Raspberry Pi 5" /proc/device-tree/model 2>/dev/null; then
     PORT=/dev/ttyAMA0
     if ! grep -q "^dtparam=uart0=on" /boot/firmware/config.txt 2>/dev/null; then
-        echo "install.sh: add dtparam=uart0=on to /boot/firmware/config.txt for the display (README, step 3)"
+        echo "install.sh: add dtparam=uart0=on to /boot/firmware/config.txt for the display (docs/install.md, step 3)"
     fi
 fi
 if grep -q "console=serial0" /boot/firmware/cmdline.txt 2>/dev/null; then
-    echo "install.sh: a login console is on the display's serial port; turn it off with raspi-config (README, step 3)"
+    echo "install.sh: a login console is on the display's serial port; turn it off with raspi-config (docs/install.md, step 3)"
 fi
 
 install -d -m 0755 /etc/dicetable
@@ -49,10 +49,11 @@ if [ ! -e /etc/dicetable/dicetable.toml ]; then
     sed -e 's|^state_dir = .*|state_dir = "/var/lib/dicetable"|' \
         -e 's|^pin_factory = .*|pin_factory = "lgpio"|' \
         -e 's|^source = "generated"|source = "picamera2"|' \
-        -e "s|^port = \"sim\"|port = \"$PORT\"|" \
+        -e 's|^kind = "sim"|kind = "serial"|' \
+        -e "s|^port = \"\"|port = \"$PORT\"|" \
         "$HERE/docs/example.toml" > /etc/dicetable/dicetable.toml
     chmod 0644 /etc/dicetable/dicetable.toml
-    echo "install.sh: wrote /etc/dicetable/dicetable.toml; edit it for this table (README, Configuration)"
+    echo "install.sh: wrote /etc/dicetable/dicetable.toml; edit it for this table (docs/configuration.md)"
 fi
 
 # The new code may refuse a file, a calibration or a journal the old one took: check them as the
@@ -61,7 +62,7 @@ fi
 install -d -o dicetable -g "$(id -gn dicetable)" -m 0750 /var/lib/dicetable
 if ! runuser -u dicetable -- "$PREFIX/.venv/bin/dicetable" run --config /etc/dicetable/dicetable.toml --check; then
     echo "install.sh: dicetable run --check refused (above): mend the configuration or its calibration, or archive" >&2
-    echo "install.sh: a journal started under other rules (README, \"Archiving the journal\"), then run install.sh" >&2
+    echo "install.sh: a journal started under other rules (docs/operation.md, \"Archiving the journal\"), then run install.sh" >&2
     echo "install.sh: again; the unit and any running table were left as they were" >&2
     exit 1
 fi

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("controller", "vision", "hardware", "firmware")
+PACKAGES = ("controller", "vision", "hardware", "firmware", "messages")
 
 
 def _modules_with_examples() -> list[str]:

@@ -15,7 +15,7 @@ import textwrap
 
 import pytest
 
-PACKAGES = ("controller", "vision", "hardware", "firmware")
+PACKAGES = ("controller", "vision", "hardware", "firmware", "messages")
 
 _CHECK = textwrap.dedent(
     """
@@ -79,7 +79,7 @@ def test_help_lists_every_command(capsys):
 _LAPTOP = textwrap.dedent(
     """
     import json, sys
-    import controller.app, controller.camera, controller.cli, controller.service, vision.sources
+    import controller.assembly, controller.camera, controller.cli, controller.main_loop, controller.service, vision.sources
     from controller.cli import _command_modules
     from vision.sources import open_source, parse_spec
 

@@ -40,6 +40,7 @@ import numpy as np
 from vision.model import Calibration, is_pixel_size
 from vision.reader.model_dir import bundled_policy
 from vision.settle import SettleConfig
+from messages import ConfigError
 
 CALIBRATION_FILE = "calibration.toml"
 MASK_FILE = "landing_mask.png"
@@ -69,26 +70,12 @@ UNSEEN_DICE_HINT = "dice close in colour to the felt are not seen: use dice that
 
 
 class CalibrationError(ValueError):
-    """The frames given cannot calibrate a table, or a calibration is wrong; the message says what to do.
+    """The frames given cannot calibrate a table; the message says what to do.
 
-    A calibration's faults are reported together, as a configuration's are: ``problems``
-    lists them as ``(key, message)`` pairs, the key dotted as in the file
-    (``calibration.dice_hsv``, or ``(file)`` for a file that cannot be read), and
-    ``source`` names the file they are in (None for a table given otherwise, such as
-    inline in a table's configuration). The text is then one ``file: key: message`` line
-    a problem. Frames that cannot calibrate give one message and no problems.
+    A calibration that is wrong (a file or a ``[calibration]`` table with wrong keys) is a
+    :class:`~messages.ConfigError` instead, with every problem named by its dotted key
+    (``calibration.dice_hsv``, or ``(file)`` for a file that cannot be read), as a configuration's are.
     """
-
-    def __init__(self, message: str, problems: Sequence[tuple[str, str]] = (), source: str | None = None) -> None:
-        super().__init__(message)
-        self.problems = list(problems)
-        self.source = source
-
-    @classmethod
-    def listing(cls, problems: Sequence[tuple[str, str]], source: str | None = None) -> CalibrationError:
-        """The error for ``problems`` of one calibration, in ``source`` when it is a file."""
-        where = f"{source}: " if source else ""
-        return cls("\n".join(f"{where}{key}: {message}" for key, message in problems), problems, source)
 
 
 @dataclass
@@ -560,9 +547,9 @@ def _table(path: Path) -> tuple[dict[str, Any], list[str]]:
     """The ``[calibration]`` table of the file at ``path`` (the whole file if it has none), and
     the keys found outside that table, which nothing reads.
 
-    Read as the table's configuration is (``controller/config.py``): a byte order mark
+    Read as the table's configuration is (``controller.config``): a byte order mark
     from a Windows editor is no error, and a file that is not UTF-8 text, or not TOML,
-    is a :class:`CalibrationError`, not a traceback.
+    is a :class:`~messages.ConfigError`, not a traceback.
     """
     try:
         data = tomllib.loads(path.read_bytes().decode("utf-8-sig"))
@@ -578,9 +565,9 @@ def _table(path: Path) -> tuple[dict[str, Any], list[str]]:
         if "calibration" not in data:
             return data, []
         if not isinstance(data["calibration"], dict):
-            raise CalibrationError.listing([("calibration", "must be a table ([calibration])")], str(path))
+            raise ConfigError.of([("calibration", "must be a table ([calibration])")], str(path))
         return data["calibration"], [key for key in data if key != "calibration"]
-    raise CalibrationError.listing([("(file)", f"cannot read calibration: {reason}")], str(path))
+    raise ConfigError.of([("(file)", f"cannot read calibration: {reason}")], str(path))
 
 
 #: The keys of a ``[calibration]`` table, in the order :func:`save_calibration` writes them.
@@ -629,7 +616,7 @@ def _check_table(table: Mapping[str, Any], base: Path, problems: list[tuple[str,
     """The :class:`Calibration` a ``[calibration]`` table describes; its problems go to ``problems``.
 
     Each key's type and range is checked, as the table's configuration checks its own
-    (``controller/config.py``): an unknown (misspelt) key would otherwise be ignored
+    (``controller.config``): an unknown (misspelt) key would otherwise be ignored
     unseen, and a wrong value loaded, to fail at the first frame or in the check image.
     The calibration returned holds the valid keys only, and means nothing when a problem
     was found.
@@ -700,19 +687,19 @@ def _degrees(table: Mapping[str, Any], key: str, default: float, bounds: tuple[f
 def calibration_from_table(table: Mapping[str, Any], base: str | Path = ".") -> Calibration:
     """A :class:`Calibration` from a ``[calibration]`` TOML table; file names are relative to ``base``.
 
-    Raises a :class:`CalibrationError` listing every problem of the table, each naming its key.
+    Raises a :class:`~messages.ConfigError` listing every problem of the table, each naming its key.
     """
     problems: list[tuple[str, str]] = []
     calibration = _check_table(table, Path(base), problems)
     if problems:
-        raise CalibrationError.listing(problems)
+        raise ConfigError.of(problems)
     return calibration
 
 
 def load_calibration(path: str | Path) -> Calibration:
     """Read a calibration written by :func:`save_calibration` (or any TOML with a ``[calibration]`` table).
 
-    Raises a :class:`CalibrationError` listing every problem of the file, keys outside
+    Raises a :class:`~messages.ConfigError` listing every problem of the file, keys outside
     its ``[calibration]`` table included (a key written above the table's line would
     otherwise be ignored unseen).
     """
@@ -723,7 +710,7 @@ def load_calibration(path: str | Path) -> Calibration:
     problems += [(key, f"outside the [calibration] table: the calibration's keys go in it "
                        f"(known: {', '.join(CALIBRATION_KEYS)})") for key in outside]
     if problems:
-        raise CalibrationError.listing(problems, str(path))
+        raise ConfigError.of(problems, str(path))
     return calibration
 
 
@@ -742,5 +729,5 @@ def load_empty_image(path: str | Path) -> np.ndarray | None:
     image = cv2.imread(str(where), cv2.IMREAD_COLOR)
     problem = f"cannot read {where}" if image is None else _size_problem(image, _frame_size(table.get("frame_size")), where)
     if problem is not None:
-        raise CalibrationError.listing([("calibration.empty_image", problem)], str(path))
+        raise ConfigError.of([("calibration.empty_image", problem)], str(path))
     return image

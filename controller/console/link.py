@@ -8,7 +8,7 @@ Two threads meet here, and each does only its own part:
 - the **web server's loop** does the rest: it keeps the last rolls with their reads and pay lists,
   the session's results per seat and the rates of each read status, builds the state the pages
   show, and pushes it (:mod:`controller.web.push`). A request from the console is put on the
-  table's input queue as a :class:`~controller.app.Submission` and answered when the table has
+  table's input queue as a :class:`~controller.main_loop.Submission` and answered when the table has
   stepped it.
 
 Every console input carries ``"user"`` (who) and ``"via": "console"`` into the journal; the rules
@@ -29,11 +29,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from controller.app import Stepped, Submission, TableController, display_phase
+from controller.main_loop import Stepped, Submission
 from controller.console.layouts import layout_json
 from controller.console.views import board_json, roll_json, table_json
 from controller.journal import ORIGIN, recall
-from controller.table import Phase, Step, TableState
+from controller.table import Phase, Step, TableState, display_phase
+from controller.table_controller import TableController
 
 log = logging.getLogger(__name__)
 

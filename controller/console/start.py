@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from controller.app import TableController
+from controller.table_controller import TableController
 from controller.console.app import Console, build_app
 from controller.console.link import Health, TableLink
 from controller.web.access import Network

@@ -132,11 +132,6 @@ class PrivateBroker:
                 self.process.kill()
                 self.process.wait(timeout=10)
 
-    def restart(self) -> None:
-        """Kill it, then start it again on the same port."""
-        self.kill()
-        self.start()
-
     def __enter__(self) -> "PrivateBroker":
         return self.start()
 

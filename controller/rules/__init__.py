@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Union
 
 from controller.rules import bang, craps, hazard
-from controller.rules.config import ConfigError, TableConfig
+from controller.rules.config import TableConfig
 from controller.rules.events import Bet, Event, NextShooter, Remove, Roll, parse_event
 from controller.rules.kinds import BET_KINDS, BetKind
 from controller.rules.layout import OpenBet, open_bets as _open_bets
@@ -49,7 +49,7 @@ DICE = {name: game.DICE for name, game in GAMES.items()}
 __all__ = [
     "GAMES", "DICE", "BET_KINDS", "BetKind", "GameState", "Step", "new_game", "apply", "open_bets",
     "staked", "parse_event", "Event", "Bet", "Remove", "Roll", "NextShooter", "Settlement", "Returned",
-    "Effect", "BetRejected", "MalformedEvent", "OpenBet", "TableConfig", "ConfigError",
+    "Effect", "BetRejected", "MalformedEvent", "OpenBet", "TableConfig",
 ]
 
 

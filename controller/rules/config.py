@@ -13,21 +13,9 @@ from typing import Any, Iterator, Mapping
 
 from controller.rules.dice import is_whole
 from controller.rules.kinds import BET_KINDS, BET_NAMES, POINTS
+from messages import ConfigError
 
 DEFAULT_SEATS = ("A", "B", "C", "D", "E", "F", "G", "H")
-
-
-class ConfigError(ValueError):
-    """Configuration values the engine cannot use.
-
-    ``problems`` holds every (dotted key, message) found in one pass, so the operator mends
-    the file once rather than once per mistake; ``key`` is the first of them.
-    """
-
-    def __init__(self, key: str, message: str, *more: tuple[str, str]) -> None:
-        self.problems: tuple[tuple[str, str], ...] = ((key, message), *more)
-        super().__init__("\n".join(f"{k}: {m}" for k, m in self.problems))
-        self.key = key
 
 
 class _Problems:
@@ -46,7 +34,7 @@ class _Problems:
 
     def raise_any(self) -> None:
         if self.found:
-            raise ConfigError(*self.found[0], *self.found[1:])
+            raise ConfigError.of(self.found)
 
 
 # Maximum bets other than the general $5 (§4620.3(e), §4620.12(c)(7)(ii), §4620.15(e)):

@@ -10,28 +10,30 @@ the cage motor should do (:mod:`controller.table.outputs`).
   ``rejected`` effect and leaves the state unchanged.
 - :class:`JournaledTable` -- ``open(journal, game, config)`` recovers by
   replay, ``submit(event)`` journals then steps.
-- :func:`lights_for`, :func:`view_for`, :func:`motor_should_spin` -- outputs
-  derived from the state, safe to redraw at any time.
-- :class:`ButtonEvent`, :class:`LightsState` -- the messages the dealer's buttons
-  send and the bet-lock lamps show (``hardware.gpio`` consumes them).
+- :func:`lights_for`, :func:`view_for`, :func:`motor_should_spin`, :func:`display_state`,
+  :func:`floor_status` -- outputs derived from the state, safe to redraw at any time.
+
+The messages between the table and its devices (``ButtonEvent``, ``LightsState``) are in the
+``messages`` package, below both.
 """
 from controller.table.flow import Phase, PendingRead, Step, TableState, malformed_event, new_table, step
 from controller.table.journaled import JournaledTable, JournalMismatch
-from controller.table.messages import ButtonEvent, LightsState
-from controller.table.outputs import TableView, dice_thrown, expects_roll, lights_for, motor_should_spin, view_for
+from controller.table.outputs import (TableView, dice_thrown, display_phase, display_state, expects_roll, floor_status,
+                                      lights_for, motor_should_spin, view_for)
 
 __all__ = [
-    "ButtonEvent",
     "JournalMismatch",
     "JournaledTable",
-    "LightsState",
     "PendingRead",
     "Phase",
     "Step",
     "TableState",
     "TableView",
     "dice_thrown",
+    "display_phase",
+    "display_state",
     "expects_roll",
+    "floor_status",
     "lights_for",
     "malformed_event",
     "motor_should_spin",

@@ -14,7 +14,7 @@ from typing import Any
 
 from controller.rules import Bet, NextShooter, Remove, parse_event
 from controller.rules.dice import is_face
-from controller.table.messages import ButtonEvent
+from messages.devices import ButtonEvent
 
 GAME_EVENTS = ("bet", "remove", "next_shooter")
 BUTTON_EVENTS = ("lock", "confirm", "void", "manual", "unclear")

@@ -62,7 +62,7 @@ from controller.rules import Bet, BetRejected, NextShooter, Remove, Roll, TableC
 from controller.table import rules_port
 from controller.table.events import Manual, Press, Read, Refused, SpinDone, TableEvent, parse_table_event
 from controller.table.manual_entry import EntryStatus, ManualEntry, ManualEntryError
-from controller.table.messages import ButtonEvent
+from messages.devices import ButtonEvent
 
 log = logging.getLogger(__name__)
 

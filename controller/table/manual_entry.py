@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from controller.rules.dice import FACES
-from controller.table.messages import ButtonEvent
+from messages.devices import ButtonEvent
 
 
 class EntryStatus(StrEnum):

@@ -1,16 +1,24 @@
-"""What the lamps and the display should show, derived from the table's state.
+"""What the lamps, the display and the floor's status should show, derived from the table's state.
 
 Why derived: outputs are never remembered, only recomputed, so after a
 restart (or a display that was unplugged) they are simply drawn again from
 the replayed state, and drawing twice is harmless.
+
+- :func:`lights_for` -- the bet-lock lamps; :func:`motor_should_spin` -- the hazard cage.
+- :func:`view_for` -- what the display and the console show, however it is encoded;
+  :func:`display_state` the LED display's picture of it, :func:`display_phase` its status word.
+- :func:`floor_status` -- the table's retained status on the floor.
+- :func:`expects_roll`, :func:`dice_thrown` -- when the camera should expect dice.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Mapping
 
 from controller.table import rules_port
 from controller.table.flow import Phase, TableState
-from controller.table.messages import LightsState
+from firmware.messages import DisplayState
+from messages.devices import LightsState
 
 
 def lights_for(state: TableState) -> LightsState:
@@ -37,14 +45,12 @@ class TableView:
     ``dice`` is what the digits show: the last settled roll while betting is
     open (none after a VOID reopened it), nothing while the dice are out, the
     read waiting for the dealer when CONFIRM can settle it, or the dice being
-    entered by hand. ``status`` is a short
-    word for the phase (``BETS``, ``LOCK``, ``SPIN``, ``CHECK``, ``HAND``).
+    entered by hand.
     """
 
     game: str
     dice: tuple[int, ...]
     point: int | None
-    status: str
     history: tuple[tuple[int, ...], ...]
     rolls: int
     shooter: str | None
@@ -53,15 +59,6 @@ class TableView:
     @property
     def total(self) -> int | None:
         return sum(self.dice) if self.dice else None
-
-
-_STATUS = {
-    Phase.BETTING: "BETS",
-    Phase.SPINNING: "SPIN",
-    Phase.LOCKED: "LOCK",
-    Phase.PENDING: "CHECK",
-    Phase.MANUAL: "HAND",
-}
 
 
 def view_for(state: TableState) -> TableView:
@@ -80,7 +77,6 @@ def view_for(state: TableState) -> TableView:
         game=state.game,
         dice=tuple(dice),
         point=rules_port.point(state.rules),
-        status=_STATUS[state.phase],
         history=state.history,
         rolls=state.rolls,
         shooter=rules_port.shooter(state.rules),
@@ -113,3 +109,73 @@ def dice_thrown(before: TableState | None, after: TableState) -> bool:
     if after.game == "hazard":
         return before is not None and before.phase is Phase.SPINNING
     return True
+
+
+_PHASE_ON_DISPLAY = {
+    Phase.BETTING: "open",
+    Phase.LOCKED: "locked",
+    Phase.SPINNING: "rolling",
+    Phase.MANUAL: "manual",
+}
+
+
+def display_phase(state: TableState, camera_lost: bool = False, *, refused: bool = False,
+                  motor_failed: bool = False) -> str:
+    """The display's word for what the table waits for (``DisplayState.phase``).
+
+    The dealer has only the buttons and this word, so it tells apart what the buttons do: a waiting
+    read shows ``confirm`` (``ConF``) only when CONFIRM would settle it (``PendingRead.confirmable``,
+    the test ``_confirm`` makes), otherwise ``enter`` (``Entr``: hold CONFIRM to enter the dice by
+    hand, or VOID); a hand entry shows ``manual`` (``HAnd``), where LOCK steps the die shown. Bets
+    locked with the camera lost show ``enter`` too: no read will come, and a hand entry is the way on.
+
+    ``void`` (``UOId``) says the dealer's VOID was the last thing done: the read was voided and the
+    bets stay locked for the rethrow (Hazard: until LOCK turns the cage again; ``locked`` would look
+    like the camera still reading), or the lock was voided and betting is open again with no roll
+    since (``settled`` would show the last roll as the voided throw's).
+
+    Two words answer the dealer rather than the state: ``refused`` (``-no-``), for a moment after a
+    press the table refused, which otherwise changes nothing to be seen; and ``fault`` (``Err``)
+    while the cage should turn but its motor did not start (VOID, then LOCK, tries again).
+    """
+    if refused:
+        return "refused"
+    if state.phase is Phase.SPINNING and motor_failed:
+        return "fault"
+    if state.phase is Phase.LOCKED and camera_lost:
+        return "enter"
+    if (state.phase is Phase.LOCKED and state.voided) or (state.phase is Phase.BETTING and state.unlocked_by_void):
+        return "void"  # bets locked for the rethrow of a voided read (Hazard: LOCK turns the cage), or reopened
+    if state.phase is Phase.PENDING:
+        pending = state.pending
+        return "confirm" if pending is not None and pending.confirmable(state.dice_count) else "enter"
+    if state.phase is Phase.BETTING and state.rolls:
+        return "settled"  # the last roll's result stays up, marked final, until the next lock
+    return _PHASE_ON_DISPLAY[state.phase]
+
+
+def display_state(state: TableState, camera_lost: bool = False, *, refused: bool = False,
+                  motor_failed: bool = False) -> DisplayState:
+    """What the LED display shows for ``state`` (a pure function: redraw = call again); the
+    flags are :func:`display_phase`'s."""
+    view = view_for(state)
+    phase = display_phase(state, camera_lost, refused=refused, motor_failed=motor_failed)
+    return DisplayState(
+        game=state.game,
+        phase=phase,
+        dice=view.dice,
+        point=view.point,
+        recent=view.history[1:] if view.dice and view.dice == state.last_roll and state.phase is Phase.BETTING
+        else view.history,  # the last roll is on the result row: not again among the recent ones
+        roll_id=state.rolls % 0x10000,
+    )
+
+
+def floor_status(state: TableState, problems: Mapping[str, str]) -> dict[str, Any]:
+    """What the table's retained status topic on the floor says (``controller.floor``): the game,
+    the phase, the point, the last roll, the rolls so far, and the camera's and display's health
+    (``problems``: each failing device and what is wrong with it)."""
+    view = view_for(state)
+    return {"game": state.game, "phase": state.phase.value, "point": view.point, "last_roll": list(state.last_roll),
+            "rolls": state.rolls, "shooter": view.shooter,
+            "camera": problems.get("camera", "ok"), "display": problems.get("display", "ok")}

@@ -6,7 +6,7 @@ bound here, before the thread starts, so the caller learns at once whether the a
 a port already in use (another program, a second table on one machine) is a warning, and the
 table runs on without its console. On loopback it serves plain HTTP; elsewhere it serves TLS with
 the certificate and key given (``[console]``), or a reverse proxy on this machine does
-(README, "Console").
+(docs/console.md, "On a network").
 """
 from __future__ import annotations
 

@@ -21,20 +21,13 @@ from typing import Any
 from controller.web.access import Network, parse_networks
 from controller.web.hosts import parse_hosts
 from controller.web.serve import Listen, parse_listen
+from messages import ConfigError
 
 #: The users file's name beside the configuration when the table does not name one.
 USERS_FILE = "users"
 #: The table's keys and what each is when not given ("" listens nowhere).
 DEFAULTS: dict[str, Any] = {"listen": "", "users": USERS_FILE, "certificate": "", "key": "", "networks": [],
                             "hosts": [], "trusted_proxies": []}
-
-
-class WebConfigError(ValueError):
-    """Mistakes in the table: ``problems`` holds (key, message) for each."""
-
-    def __init__(self, problems: list[tuple[str, str]]):
-        self.problems = problems
-        super().__init__("; ".join(f"{k}: {m}" for k, m in problems))
 
 
 @dataclass(frozen=True)
@@ -103,7 +96,7 @@ class WebSettings:
             if problem:
                 problems.append(("listen", problem))
         if problems:
-            raise WebConfigError(problems)
+            raise ConfigError.of(problems)
         return settings
 
     def refusal(self, listen: Listen) -> str | None:
@@ -111,7 +104,7 @@ class WebSettings:
         if listen.loopback or self.tls:
             return None
         return (f"{listen} is not loopback: on a network the {self.section} serves TLS (set {self.section}.certificate "
-                f"and {self.section}.key), or listens on 127.0.0.1 behind a reverse proxy (README, \"Console\")")
+                f"and {self.section}.key), or listens on 127.0.0.1 behind a reverse proxy (docs/console.md, \"On a network\")")
 
     def listening_on(self, listen: Listen | None) -> WebSettings:
         """These settings with ``listen`` instead (``--console HOST:PORT`` or ``off``); ``ValueError``

@@ -40,7 +40,7 @@ from collections.abc import Callable
 from gpiozero import DigitalInputDevice
 from gpiozero.pins import Factory
 
-from controller.table.messages import ButtonEvent
+from messages.devices import ButtonEvent
 from hardware.gpio.clock import Clock
 from hardware.gpio.events import MEANING, DealerButton, has_long_meaning
 from hardware.gpio.press_logic import ButtonLogic, Press

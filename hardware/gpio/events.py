@@ -1,7 +1,7 @@
 """The dealer's four buttons and the table's ``ButtonEvent`` each press of each means.
 
 Four physical buttons, six events (``ButtonEvent`` is one of the table's messages,
-``controller.table.messages``): CONFIRM held for the long-press time means
+``messages.devices``): CONFIRM held for the long-press time means
 MANUAL ("I will enter the dice by hand") instead of CONFIRM, and CONFIRM let go
 between a push and a hold means UNCLEAR, which the table refuses: the journal
 keeps that the dealer pressed, and the display says ``-no-``. The events say
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from controller.table.messages import ButtonEvent
+from messages.devices import ButtonEvent
 from hardware.gpio.press_logic import Press
 
 
@@ -26,11 +26,6 @@ class DealerButton(StrEnum):
     CONFIRM = "confirm"
     VOID = "void"
     NEXT_SHOOTER = "next_shooter"
-
-    @property
-    def pin_key(self) -> str:
-        """The key of this button in ``PinMap`` / the ``[pins]`` table."""
-        return f"button_{self.value}"
 
 
 #: What each press of each button means. A button absent from the LONG column

@@ -22,7 +22,8 @@ from typing import Any
 
 from gpiozero import DigitalOutputDevice
 
-from hardware.gpio.pinmap import GpioConfigError, PinMap, read_tables
+from hardware.gpio.pinmap import PinMap, read_tables
+from messages import ConfigError
 
 OUTPUTS = ("cage_motor", "light_no_more_bets", "light_bang_inside", "light_bang_outside")
 
@@ -51,7 +52,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         pins = PinMap.from_dict(read_tables(args.config).get("pins", {}))
-    except GpioConfigError as error:
+    except ConfigError as error:
         # Still switch the default lines off: a broken file must not keep the motor on.
         for line in str(error).splitlines():  # one line per wrong key
             print(f"force_off: {args.config}: {line}", file=sys.stderr)

@@ -9,7 +9,7 @@ ULN2803 channel, see hardware/README.md):
   (§4620.15: outside bets only before the dealer's roll, inside bets again after it).
 
 The controller sets the *desired* state (``LightsState``, one of the table's
-messages in ``controller.table.messages``) derived from the game state; ``show``
+messages in ``messages.devices``) derived from the game state; ``show``
 writes every lamp every time, so calling it again after a restart redraws the
 lamps exactly, and calling it twice changes nothing. Nothing here
 knows the game flow.
@@ -30,7 +30,7 @@ from dataclasses import fields
 from gpiozero import LED
 from gpiozero.pins import Factory
 
-from controller.table.messages import LightsState
+from messages.devices import LightsState
 from hardware.gpio import safe_exit
 
 log = logging.getLogger(__name__)

@@ -4,7 +4,7 @@ The controller loads its TOML file and hands the tables to ``PinMap.from_dict``
 (the ``[pins]`` table) and ``GpioSettings.from_dict`` (the ``[gpio]`` table); the
 GPIO tools that run without the controller (``wiring_check``, ``force_off``) read
 the same file with ``read_tables``.
-Bad keys and values raise one ``GpioConfigError`` naming every key, so the operator sees
+Bad keys and values raise one ``ConfigError`` naming every key, so the operator sees
 ``pins.button_lock`` rather than a traceback from deep inside gpiozero. The wiring
 behind the defaults is drawn in ``hardware/README.md``.
 """
@@ -16,6 +16,8 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from messages import ConfigError
+
 #: BCM GPIO numbers on the 40-pin header. 0 and 1 are the HAT ID EEPROM bus.
 USABLE_BCM = range(2, 28)
 #: BCM 0..8 have their pull-up enabled from power-on until a program claims them,
@@ -23,46 +25,22 @@ USABLE_BCM = range(2, 28)
 PULLED_UP_AT_BOOT = range(0, 9)
 
 
-class GpioConfigError(ValueError):
-    """Configuration values for the GPIO devices are wrong.
-
-    ``problems`` holds every (key, detail) found in one pass over a table, so the operator
-    mends a file once rather than once per mistake; ``key`` and ``detail`` are the first
-    (``pins.cage_motor``).
-    """
-
-    def __init__(self, key: str, detail: str, *more: tuple[str, str]) -> None:
-        self.problems: tuple[tuple[str, str], ...] = ((key, detail), *more)
-        super().__init__("\n".join(f"{k}: {d}" for k, d in self.problems))
-        self.key = key
-        self.detail = detail
-
-    @classmethod
-    def of(cls, problems: list[tuple[str, str]]) -> GpioConfigError:
-        """One error carrying every problem of ``problems`` (which must not be empty)."""
-        return cls(*problems[0], *problems[1:])
-
-    def under(self, table: str) -> GpioConfigError:
-        """The same errors with their keys placed inside a configuration table (``pins.`` + key)."""
-        return GpioConfigError.of([(f"{table}.{key}", detail) for key, detail in self.problems])
-
-
 def read_tables(path: Path | None) -> dict[str, Any]:
     """The tables of the TOML configuration at ``path`` (none for None), read as the table
     controller reads it: a UTF-8 byte order mark is allowed. A file that cannot be read or
-    parsed is one ``GpioConfigError`` keyed ``(file)`` or ``(syntax)``, never a traceback."""
+    parsed is one ``ConfigError`` keyed ``(file)`` or ``(syntax)``, never a traceback."""
     if path is None:
         return {}
     try:
         return tomllib.loads(path.read_text(encoding="utf-8-sig"))
     except OSError as exc:  # missing, a directory, no permission
-        raise GpioConfigError("(file)", f"cannot read it: {exc.strerror or exc}") from None
+        raise ConfigError("(file)", f"cannot read it: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
-        raise GpioConfigError("(file)", f"not UTF-8 text: {exc}") from None
+        raise ConfigError("(file)", f"not UTF-8 text: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
-        raise GpioConfigError("(syntax)", str(exc)) from None
+        raise ConfigError("(syntax)", str(exc)) from None
     except RecursionError:  # tomllib recurses into nested arrays and inline tables
-        raise GpioConfigError("(syntax)", "arrays or tables nested too deeply to read") from None
+        raise ConfigError("(syntax)", "arrays or tables nested too deeply to read") from None
 
 
 def _from_table(cls: type, data: Mapping[str, Any], where: str) -> Any:
@@ -71,15 +49,15 @@ def _from_table(cls: type, data: Mapping[str, Any], where: str) -> Any:
     Unknown keys and wrong values are reported together: the known keys are still checked.
     """
     if not isinstance(data, Mapping):
-        raise GpioConfigError(where, f"must be a table of key = value, not {data!r}")
+        raise ConfigError(where, f"must be a table of key = value, not {data!r}")
     known = [field.name for field in fields(cls)]
     problems = [(f"{where}.{key}", f"unknown key (known keys: {', '.join(known)})") for key in data if key not in known]
     try:
         built = cls(**{key: value for key, value in data.items() if key in known})
-    except GpioConfigError as error:
+    except ConfigError as error:
         problems += error.under(where).problems
     if problems:
-        raise GpioConfigError.of(problems)
+        raise ConfigError.of(problems)
     return built
 
 
@@ -121,7 +99,7 @@ class PinMap:
                 "cage before the program starts; use one of BCM 9..27",
             ))
         if problems:
-            raise GpioConfigError.of(problems)
+            raise ConfigError.of(problems)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, where: str = "pins") -> PinMap:
@@ -167,7 +145,7 @@ class GpioSettings:
             # must outlast the debounce time to count at all: leave it room for both.
             problems.append(("long_press_s", "must be at least 4 times debounce_s (a push ends within half of it)"))
         if problems:
-            raise GpioConfigError.of(problems)
+            raise ConfigError.of(problems)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, where: str = "gpio") -> GpioSettings:

@@ -21,10 +21,10 @@ from pathlib import Path
 
 from gpiozero.exc import GPIOZeroError
 
-from controller.table.messages import ButtonEvent, LightsState
 from hardware.gpio.devices import build_devices
+from hardware.gpio.pinmap import GpioSettings, PinMap, read_tables
 from hardware.gpio.safe_exit import exit_on_signals
-from hardware.gpio.pinmap import GpioConfigError, GpioSettings, PinMap, read_tables
+from messages import ButtonEvent, ConfigError, LightsState
 
 LAMPS = (
     ("no_more_bets", "light_no_more_bets", LightsState(no_more_bets=True)),
@@ -55,14 +55,14 @@ def _load(path: Path | None) -> tuple[PinMap, GpioSettings]:
     problems: list[tuple[str, str]] = []
     try:
         pins = PinMap.from_dict(data.get("pins", {}))
-    except GpioConfigError as error:
+    except ConfigError as error:
         problems += error.problems
     try:
         settings = GpioSettings.from_dict(data.get("gpio", {}))
-    except GpioConfigError as error:
+    except ConfigError as error:
         problems += error.problems
     if problems:
-        raise GpioConfigError.of(problems)
+        raise ConfigError.of(problems)
     return pins, settings
 
 
@@ -70,7 +70,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         pins, settings = _load(args.config)
-    except GpioConfigError as error:
+    except ConfigError as error:
         for line in str(error).splitlines():  # one line per wrong key
             print(f"{args.config}: {line}", file=sys.stderr)
         return 2

@@ -12,7 +12,9 @@ import httpx
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from controller.app import TableController, cage_listener, serve
+from controller.devices import cage_listener
+from controller.main_loop import serve
+from controller.table_controller import TableController
 from controller.console.start import RunningConsole, start
 from controller.journal import Journal
 from controller.rules import TableConfig

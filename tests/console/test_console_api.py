@@ -10,7 +10,7 @@ import time
 import httpx
 import pytest
 
-from controller.app import Submission, take
+from controller.main_loop import Submission, take
 from controller.cli import main
 from controller.journal import INPUT
 

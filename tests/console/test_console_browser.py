@@ -6,7 +6,7 @@ user cannot bet; a wrong password is refused; the board updates after a roll.
 Chromium is Debian's (``scripts/ensure-chromium.sh``, which ``make test`` runs first), driven by
 Playwright through its executable path; no browser is downloaded. Each view is saved as a PNG in a
 temporary folder, or, when ``DICETABLE_SCREENSHOTS`` names a folder, there
-(``scripts/console-screenshots.sh`` makes the README's pictures so).
+(``scripts/console-screenshots.sh`` makes the manual's pictures so).
 """
 from __future__ import annotations
 
@@ -37,13 +37,13 @@ def shots(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
     """The craps demo kept open on a free port of loopback; Ctrl-C at the end must end it with 0."""
-    # The demo runs as `make run` does, its state in ./var, so the pit's page (and the README's
+    # The demo runs as `make run` does, its state in ./var, so the pit's page (and the manual's
     # pictures) show the paths a user sees, not the test's temporary folder.
     folder = tmp_path_factory.mktemp("demo")
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    rolls = "6" if os.environ.get("DICETABLE_SCREENSHOTS") else "1"  # the README's pictures show a longer history
+    rolls = "6" if os.environ.get("DICETABLE_SCREENSHOTS") else "1"  # the manual's pictures show a longer history
     process = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--keep-open", "--rolls", rolls,
                                 "--state-dir", "var", "--console", f"127.0.0.1:{port}"],
                                # Ctrl-C as at a terminal: a run started in the background by a shell

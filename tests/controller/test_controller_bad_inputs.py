@@ -9,7 +9,7 @@ import queue
 import numpy as np
 import pytest
 
-from controller.app import read_events
+from controller.event_stream import read_events
 from controller.journal import EFFECT, INPUT, Journal
 from controller.rules import TableConfig
 from controller.table import JournaledTable, step
@@ -108,7 +108,7 @@ def test_running_out_of_memory_is_not_taken_for_a_refusal(monkeypatch):
 def test_resume_skips_the_lines_the_stream_gave_not_the_inputs_the_cage_added(tmp_path):
     """At Hazard the cage's motor journals its own spin_done, which is no line of the stream: a
     resume skips only the stream's lines, so the LOCK after it is not lost after a restart."""
-    from controller.app import streamed_inputs
+    from controller.event_stream import streamed_inputs
 
     lines = [{"event": "bet", "seat": "A", "bet": "high", "amount": 500}, {"event": "lock"},
              {"event": "read", "status": "ok", "dice": [4, 5, 6], "confidence": 0.99, "frame": None},
@@ -163,7 +163,7 @@ def test_a_long_event_stream_is_read_only_as_far_ahead_of_the_table_as_a_bound(t
     import threading
     import time
 
-    from controller.app import STREAM_AHEAD
+    from controller.event_stream import STREAM_AHEAD
 
     lines = [dict(PASS, n=n) for n in range(STREAM_AHEAD * 4)]
     inputs: queue.Queue = queue.Queue()

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.config import DEFAULTS, ConfigError, load
+from controller.config import DEFAULTS, DEMO_SOURCE, ConfigError, load
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "example.toml"
 
@@ -18,8 +18,8 @@ def _write(tmp_path, text):
 
 def test_no_file_gives_embedded_defaults():
     config = load(None)
-    assert config.is_demo and config.game == "craps"
-    assert config.camera["source"] == "generated" and config.display["port"] == "sim"
+    assert config.source == DEMO_SOURCE and config.game == "craps"
+    assert config.camera.source == "generated" and config.display.kind == "sim"
     assert config.pin_factory == "mock" and str(config.state_dir) == "var"
     assert config.rules.max_bet == 500 and config.pins.cage_motor == 17 and config.gpio.long_press_s == 1.5
 
@@ -77,6 +77,10 @@ def test_relative_state_dir_is_relative_to_the_file(tmp_path):
         ("[rules]\nseats = []\n", "rules.seats", "non-empty list"),
         ("[rules]\nfield_pays_triple = true\n", "rules.field_pays_triple", "unknown setting"),
         ('[display]\nport = ""\n', "display.port", "non-empty"),
+        ('[display]\nkind = "hdmi"\n', "display.kind", "must be one of serial, sim, none (got 'hdmi')"),
+        ('[display]\nkind = "serial"\n', "display.port", "must be a non-empty string (got '')"),
+        ('[display]\nkind = "serial"\nport = "sim"\n', "display.port",
+         "names a display kind, not a port: give kind = 'sim'"),
         ("[dealer]\nname = 1\n", "dealer", "unknown section"),
         ("hazard = 3\n", "hazard", "must be a table"),
         ('[calibration]\nfile = "nope.toml"\n', "calibration.file", "no such file"),
@@ -170,10 +174,20 @@ def test_a_pin_on_the_displays_serial_line_is_refused(tmp_path):
     assert load(_write(tmp_path, on_uart.replace("/dev/serial0", "/dev/ttyUSB0"))).pins.button_void == 14
 
 
-def test_readme_configuration_section_shows_the_shipped_example():
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    section = readme.split("<!-- section: configuration -->")[1].split("<!-- section: ")[0]
-    block = section.split("```toml\n")[1].split("```")[0]
+def test_the_display_kind_is_given_or_what_the_port_says(tmp_path):
+    """A file without ``kind`` keeps what its port said: the stand-in, no display, or a serial device."""
+    shown = {}
+    for display in ("", 'port = "sim"', 'port = "none"', 'port = "/dev/ttyUSB0"',
+                    'kind = "serial"\nport = "/dev/serial0"', 'kind = "none"\nport = "/dev/serial0"'):
+        config = load(_write(tmp_path, f"[display]\n{display}\n"))
+        shown[display] = (config.display.kind, config.display.port)
+    assert list(shown.values()) == [("sim", ""), ("sim", ""), ("none", ""), ("serial", "/dev/ttyUSB0"),
+                                    ("serial", "/dev/serial0"), ("none", "/dev/serial0")]
+
+
+def test_the_configuration_page_shows_the_shipped_example():
+    page = (Path(__file__).resolve().parents[2] / "docs" / "configuration.md").read_text()
+    block = page.split("```toml\n")[1].split("```")[0]
     assert block == EXAMPLE.read_text()
 
 
@@ -224,7 +238,7 @@ def test_the_camera_s_model_is_a_model_folder_relative_to_the_file(tmp_path):
         shutil.copy(BUNDLED_MODEL / name, folder / name)
     path = tmp_path / "table.toml"
     path.write_text('[camera]\nmodel = "models/table1"\n')
-    assert load(path).camera["model"] == str(folder)
+    assert load(path).camera.model == str(folder)
     path.write_text('[camera]\nmodel = "models/none"\n')
     with pytest.raises(ConfigError, match="camera.model: no such model folder"):
         load(path)

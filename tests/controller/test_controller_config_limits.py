@@ -79,10 +79,11 @@ def test_a_calibration_file_nested_too_deeply_is_a_configuration_error(tmp_path,
 
 
 def test_a_pin_map_nested_too_deeply_is_refused_by_the_wiring_check(tmp_path):
-    from hardware.gpio.pinmap import GpioConfigError, read_tables
+    from hardware.gpio.pinmap import read_tables
+    from messages import ConfigError
 
     (tmp_path / "pins.toml").write_text(DEEP)
-    with pytest.raises(GpioConfigError, match="nested too deeply"):
+    with pytest.raises(ConfigError, match="nested too deeply"):
         read_tables(tmp_path / "pins.toml")
 
 

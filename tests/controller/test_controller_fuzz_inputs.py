@@ -12,7 +12,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from controller.app import read_events
+from controller.event_stream import read_events
 from controller.cli.commands.replay import replay_lines
 from controller.journal import INPUT, Journal, verify
 from controller.jsonlines import json_line, read_lines
@@ -139,22 +139,24 @@ def test_every_configuration_is_taken_or_refused_with_its_key(tmp_path_factory, 
 @BUDGET
 @given(toml_texts)
 def test_every_calibration_file_is_taken_or_refused(tmp_path_factory, text):
-    from vision.calibrate import CalibrationError, load_calibration
+    from messages import ConfigError
+    from vision.calibrate import load_calibration
 
     path = _write(tmp_path_factory.mktemp("cal"), text)
     try:
         load_calibration(path)
-    except CalibrationError as exc:
+    except ConfigError as exc:
         assert str(exc)
 
 
 @BUDGET
 @given(toml_texts)
 def test_every_pin_map_is_taken_or_refused(tmp_path_factory, text):
-    from hardware.gpio.pinmap import GpioConfigError, read_tables
+    from hardware.gpio.pinmap import read_tables
+    from messages import ConfigError
 
     path = _write(tmp_path_factory.mktemp("pins"), text)
     try:
         read_tables(path)
-    except GpioConfigError as exc:
+    except ConfigError as exc:
         assert str(exc)

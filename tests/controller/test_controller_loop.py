@@ -12,15 +12,17 @@ from dataclasses import replace
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from controller import app
-from controller.app import TableController, cage_listener, display_state, serve
+from controller import table_controller
+from controller.devices import cage_listener
+from controller.main_loop import serve
 from controller.config import load
 from controller.demo import run_demo
 from controller.journal import Journal, recall, verify
 from controller.rules import TableConfig
 from controller.sdnotify import Notifier
 from controller.service import run_table
-from controller.table import JournaledTable, Phase
+from controller.table import JournaledTable, Phase, display_state
+from controller.table_controller import TableController
 from hardware.display import DisplayLink, start_standin
 from hardware.gpio import GpioSettings, ManualClock, PinMap, SimulatedDealer, build_devices
 
@@ -207,13 +209,13 @@ def test_service_runs_a_scripted_session_and_shows_it(tmp_path, monkeypatch):
 def test_a_failed_start_closes_what_it_opened(tmp_path, monkeypatch, fails):
     """A journal of other rules, or a display port that is not there: the start stops, and the
     GPIO lines and the journal it had already opened are released, not left to the interpreter."""
-    import controller.service as service
+    import controller.assembly as assembly
     from controller.journal import JournalError
 
     config_file = tmp_path / "table.toml"
     config_file.write_text('[table]\nstate_dir = "state"\n[camera]\nsource = "none"\n')
     closed = []
-    real_open_devices = service.open_devices
+    real_open_devices = assembly.open_devices
 
     def open_devices(*args, **kwargs):
         devices, rest = real_open_devices(*args, **kwargs)
@@ -226,16 +228,45 @@ def test_a_failed_start_closes_what_it_opened(tmp_path, monkeypatch, fails):
 
     real_journal_close = Journal.close
     monkeypatch.setattr(Journal, "close", lambda self: closed.append("journal") or real_journal_close(self))
-    monkeypatch.setattr(service, "open_devices", open_devices)
-    monkeypatch.setattr(service, "open_display", broken_display)
+    monkeypatch.setattr(assembly, "open_devices", open_devices)
+    monkeypatch.setattr(assembly, "open_configured_display", broken_display)
     if fails == "journal":
-        monkeypatch.setattr(service.JournaledTable, "open", classmethod(
+        monkeypatch.setattr(assembly.JournaledTable, "open", classmethod(
             lambda cls, *a, **k: (_ for _ in ()).throw(JournalError("started under other rules"))))
     config = load(config_file)
-    config = replace(config, display={**config.display, "port": "/dev/ttyACM9"})
+    config = replace(config, display=replace(config.display, kind="serial", port="/dev/ttyACM9"))
     with pytest.raises(JournalError if fails == "journal" else OSError):
         run_table(config, events=io.StringIO(""), exit_at_end=True, out=io.StringIO())
     assert closed == (["journal"] if fails == "journal" else ["devices", "journal"])
+
+
+def test_an_assembled_table_closes_what_it_opened_and_leaves_what_it_was_given(tmp_path):
+    """The service and the demo both put their table together with assemble_table: the one from
+    the configuration alone, the other with stand-ins of its own, which stay open for it."""
+    from controller.assembly import assemble_table
+    from hardware.display import HealthState, SimDisplay
+
+    config = replace(load(None), state_dir=tmp_path)
+    display = SimDisplay.open()
+    try:
+        given = assemble_table(replace(config, camera=replace(config.camera, source="none")), display=display)
+        assert given.display is display and given.camera is None and given.config.game == "craps"
+        given.controller.submit({"event": "lock"})
+        assert display.wait_shown(given.controller.display_view(), timeout=3) is not None
+        assert given.problems() == {} and given.health() == {"display": {"ok": True, "detail": "answering"}}
+        given.close()
+        assert display.health.ok  # the caller's display, still open
+    finally:
+        display.close()
+    assert display.health.state is HealthState.CLOSED
+
+    opened = assemble_table(replace(config, display=replace(config.display, kind="none")))
+    try:
+        assert opened.display is None and opened.camera is not None and opened.journal.path.parent == tmp_path
+        assert opened.table.replayed == 1  # the lock above
+    finally:
+        opened.close()
+    assert not opened.camera.healthy()  # the camera it opened is closed
 
 
 @pytest.mark.parametrize("double_press_s, settled", [(0.4, None), (0.0, [4, 1])])
@@ -313,8 +344,8 @@ def test_a_refused_press_says_no_for_a_moment_and_a_refused_bet_does_not(rig):
     controller.submit({"event": "bet", "seat": "A", "bet": "pass", "amount": 10**9})  # over the limit
     assert display.shown[-1].phase == "open" and controller.notice_left() is None  # the players' business
     controller.submit({"event": "confirm"})  # nothing to confirm
-    assert display.shown[-1].phase == "refused" and controller.notice_left() == app.REFUSED_SHOWN_S == 1.5
-    clock.advance(app.REFUSED_SHOWN_S - 0.1)
+    assert display.shown[-1].phase == "refused" and controller.notice_left() == table_controller.REFUSED_SHOWN_S == 1.5
+    clock.advance(table_controller.REFUSED_SHOWN_S - 0.1)
     controller.expire_notices()
     assert display.shown[-1].phase == "refused"
     clock.advance(0.2)
@@ -341,7 +372,7 @@ def test_a_refused_press_says_no_for_a_moment_and_a_refused_bet_does_not(rig):
 
 def test_the_main_loop_takes_the_no_down_on_time_between_ticks(rig, monkeypatch):
     factory, pins, devices, link, standin, journal, inputs = rig
-    monkeypatch.setattr(app, "REFUSED_SHOWN_S", 0.2)
+    monkeypatch.setattr(table_controller, "REFUSED_SHOWN_S", 0.2)
     display = ShownStates()
     controller = TableController(JournaledTable.open(journal, "craps", TableConfig()), devices, display,
                                  spin_seconds=0.05)
@@ -527,12 +558,11 @@ def test_demo_sets_aside_a_journal_of_other_rules(tmp_path):
         JournaledTable.open(journal, "craps", TableConfig(max_bet=1000))  # an older demo under other limits
     from dataclasses import replace
 
-    from controller.app import DisplayHandle
+    from hardware.display import SimDisplay
 
-    standin = start_standin()
-    link = DisplayLink(standin.port).start()
+    display = SimDisplay.open()
     try:
-        demo = DemoTable(replace(load(None), state_dir=tmp_path), "craps", DisplayHandle(link, standin), 1, io.StringIO())
+        demo = DemoTable(replace(load(None), state_dir=tmp_path), "craps", display, 1, io.StringIO())
         try:
             assert demo.set_aside is not None and demo.set_aside.exists()
             assert "other rules" in demo.set_aside.with_suffix(".reason.txt").read_text()
@@ -540,5 +570,4 @@ def test_demo_sets_aside_a_journal_of_other_rules(tmp_path):
         finally:
             demo.close()
     finally:
-        link.stop()
-        standin.stop()
+        display.close()

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from controller.table.manual_entry import EntryStatus, ManualEntry, ManualEntryError
-from controller.table.messages import ButtonEvent as E
+from messages.devices import ButtonEvent as E
 
 
 def play(entry: ManualEntry, events) -> ManualEntry:

@@ -5,7 +5,8 @@ import pytest
 
 from controller.journal import EFFECT, INPUT, Journal
 from controller.rules import TableConfig
-from controller.table import JournaledTable, JournalMismatch, Phase, lights_for, new_table, step, view_for
+from controller.table import (JournaledTable, JournalMismatch, Phase, display_phase, lights_for, new_table, step,
+                              view_for)
 
 CONFIG = TableConfig()
 
@@ -44,7 +45,7 @@ def test_craps_ok_read_settles_at_once_and_lights_follow():
     assert roll == {"event": "roll", "game": "craps", "dice": [1, 3], "source": "read"}
     assert settle["result"] == "win" and settle["paid"] == 1000
     assert state.phase is Phase.BETTING and not lights_for(state).no_more_bets
-    assert view_for(state).dice == (1, 3) and view_for(state).status == "BETS"
+    assert view_for(state).dice == (1, 3) and display_phase(state) == "settled"
 
 
 def test_craps_come_out_point_and_seven_out_rotate_the_shooter():
@@ -60,7 +61,7 @@ def test_craps_come_out_point_and_seven_out_rotate_the_shooter():
 def test_uncertain_read_waits_for_the_dealer():
     state, steps = run(new_table("craps", CONFIG), bet("A", "any7", 500), LOCK, read("uncertain", [3, 4], 0.55))
     assert state.phase is Phase.PENDING and steps[-1].effects == ()
-    assert view_for(state).status == "CHECK" and view_for(state).dice == (3, 4)
+    assert display_phase(state) == "confirm" and view_for(state).dice == (3, 4)
     state, (confirmed,) = run(state, CONFIRM)
     assert confirmed.effects[0]["source"] == "confirm" and confirmed.effects[1]["paid"] == 2500
 
@@ -69,7 +70,7 @@ def test_no_read_cannot_be_confirmed_but_can_be_entered_by_hand_with_the_buttons
     state, steps = run(new_table("craps", CONFIG), bet("A", "any_craps", 500), LOCK, read("no_read", [], 0.0), CONFIRM)
     assert not steps[-1].accepted and state.phase is Phase.PENDING
     state, steps = run(state, MANUAL)
-    assert state.phase is Phase.MANUAL and view_for(state).status == "HAND" and view_for(state).dice == (1,)
+    assert state.phase is Phase.MANUAL and display_phase(state) == "manual" and view_for(state).dice == (1,)
     state, steps = run(state, CONFIRM, CONFIRM)  # die 1: 1, die 2: 1 -> aces
     assert steps[-1].effects[0] == {"event": "roll", "game": "craps", "dice": [1, 1], "source": "manual"}
     assert steps[-1].effects[1]["result"] == "win"
@@ -135,7 +136,7 @@ def test_a_voided_read_is_remembered_until_the_dice_are_thrown_again(game, after
 
 def test_hazard_lock_spins_the_cage_and_reads_only_after_it_stops():
     state, _ = run(new_table("hazard", CONFIG), bet("A", "high", 500), LOCK)
-    assert state.phase is Phase.SPINNING and view_for(state).status == "SPIN"
+    assert state.phase is Phase.SPINNING and display_phase(state) == "rolling"
     state, steps = run(state, read("ok", [6, 6, 5]))
     assert not steps[-1].accepted and "spinning" in steps[-1].effects[0]["reason"]
     state, steps = run(state, {"event": "spin_done"}, read("ok", [6, 6, 5]))
@@ -147,7 +148,7 @@ def test_hazard_voided_read_is_rethrown_by_spinning_the_cage_again():
                    read("uncertain", [6, 6, 5], 0.4), VOID)
     assert state.phase is Phase.LOCKED and lights_for(state).no_more_bets
     state, steps = run(state, LOCK)  # the dice lie unread in the stopped cage: turn it again
-    assert steps[-1].accepted and state.phase is Phase.SPINNING and view_for(state).status == "SPIN"
+    assert steps[-1].accepted and state.phase is Phase.SPINNING and display_phase(state) == "rolling"
     state, steps = run(state, {"event": "spin_done"}, read("ok", [6, 6, 5]))
     assert steps[-1].effects[1]["result"] == "win" and state.rolls == 1
     state, steps = run(new_table("craps", CONFIG), LOCK, LOCK)  # a rail table has no cage to turn
@@ -339,7 +340,7 @@ def test_an_altered_journal_is_not_replayed(tmp_path):
 
 
 def test_display_picture_follows_the_phase():
-    from controller.app import display_state
+    from controller.table import display_state
 
     state = new_table("craps", CONFIG)
     assert display_state(state).phase == "open" and display_state(state).dice == ()
@@ -358,7 +359,7 @@ def test_display_picture_follows_the_phase():
 
 
 def test_no_read_with_a_wrong_count_keeps_no_dice():
-    from controller.app import display_state
+    from controller.table import display_state
 
     state, steps = run(new_table("craps", CONFIG), LOCK, read("no_read", [3, 1, 3, 3, 3], 0.07))
     assert state.phase is Phase.PENDING and state.pending.dice == ()
@@ -393,7 +394,7 @@ def test_no_read_with_a_wrong_count_keeps_no_dice():
     ],
 )
 def test_display_says_confirm_only_when_confirm_settles_the_read(game, events, phase, dice):
-    from controller.app import display_state
+    from controller.table import display_state
 
     state, steps = run(new_table(game, CONFIG), *events)
     assert all(s.accepted for s in steps)
@@ -405,7 +406,7 @@ def test_display_says_confirm_only_when_confirm_settles_the_read(game, events, p
 
 
 def test_a_hand_entry_no_longer_looks_like_the_read_it_corrects():
-    from controller.app import display_state
+    from controller.table import display_state
     from firmware import layout
 
     waiting, _ = run(new_table("craps", CONFIG), LOCK, read("uncertain", [3, 4], 0.5))
@@ -458,7 +459,7 @@ def test_long_replays_report_progress(tmp_path, monkeypatch):
 def test_betting_reopened_by_void_does_not_show_the_last_roll_as_just_paid(game, events):
     """After LOCK and VOID the display went back to the last roll and PAId: the voided throw
     looked like a 7, settled."""
-    from controller.app import display_state
+    from controller.table import display_state
 
     state, steps = run(new_table(game, CONFIG), LOCK, *events)
     assert all(s.accepted for s in steps) and state.phase is Phase.BETTING

@@ -9,7 +9,7 @@ from controller.journal import INPUT, Journal
 from controller.rules import Bet, MalformedEvent, NextShooter, Remove, TableConfig
 from controller.table import JournaledTable
 from controller.table.events import Manual, Press, Read, Refused, SpinDone, parse_table_event
-from controller.table.messages import ButtonEvent
+from messages.devices import ButtonEvent
 
 
 @pytest.mark.parametrize("data, typed", [

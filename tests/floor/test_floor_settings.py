@@ -81,14 +81,14 @@ def test_a_status_or_acknowledgement_too_deep_or_not_finite_is_refused_not_raise
         Ack.parse(payload)
 
 
-def test_the_readme_makes_the_floor_pages_users_file_readable_by_the_floor_service():
+def test_the_floor_page_makes_the_floor_pages_users_file_readable_by_the_floor_service():
     """A users file root makes gets the group `dicetable` by default: the floor's unit runs as another."""
     from pathlib import Path
 
     repo = Path(__file__).resolve().parents[2]
     unit = (repo / "systemd" / "dicetable-floor.service").read_text()
     (group,) = [line.split("=", 1)[1].strip() for line in unit.splitlines() if line.startswith("Group=")]
-    readme = (repo / "README.md").read_text().splitlines()
+    readme = (repo / "docs" / "floor.md").read_text().splitlines()
     (command,) = [line for line in readme if "dicetable user --users /etc/dicetable/floor-users add" in line]
     assert f"--group {group}" in command
     # and its broker password file, which the floor refuses when other users may read it

@@ -8,7 +8,7 @@ import time
 import pytest
 from gpiozero.pins.mock import MockPin
 
-from controller.table.messages import ButtonEvent
+from messages.devices import ButtonEvent
 from hardware.gpio.buttons import DealerButtons
 from hardware.gpio.events import DealerButton
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from controller.table.messages import LightsState
+from messages.devices import LightsState
 from hardware.gpio import safe_exit
 from hardware.gpio.lights import BetLockLights
 

@@ -5,7 +5,8 @@ import tomllib
 
 import pytest
 
-from hardware.gpio.pinmap import GpioConfigError, GpioSettings, PinMap
+from hardware.gpio.pinmap import GpioSettings, PinMap
+from messages import ConfigError
 
 
 def test_defaults_are_distinct_usable_bcm_lines():
@@ -37,7 +38,7 @@ def test_from_toml_table_overrides_only_the_keys_given():
     ],
 )
 def test_a_bad_pin_is_refused_with_its_key(table, key, words):
-    with pytest.raises(GpioConfigError) as error:
+    with pytest.raises(ConfigError) as error:
         PinMap.from_dict(table)
     assert error.value.key == key
     assert words in str(error.value)
@@ -45,19 +46,19 @@ def test_a_bad_pin_is_refused_with_its_key(table, key, words):
 
 
 def test_the_table_name_in_errors_follows_the_configuration():
-    with pytest.raises(GpioConfigError) as error:
+    with pytest.raises(ConfigError) as error:
         PinMap.from_dict({"cage_motor": 99}, where="hardware.pins")
     assert error.value.key == "hardware.pins.cage_motor"
 
 
 def test_a_table_that_is_not_a_table_is_refused():
-    with pytest.raises(GpioConfigError) as error:
+    with pytest.raises(ConfigError) as error:
         PinMap.from_dict(17)  # type: ignore[arg-type]
     assert error.value.key == "pins"
 
 
 def test_direct_construction_checks_too():
-    with pytest.raises(GpioConfigError) as error:
+    with pytest.raises(ConfigError) as error:
         PinMap(button_confirm=PinMap().button_lock)
     assert error.value.key == "button_confirm"
 
@@ -81,14 +82,14 @@ def test_gpio_settings_defaults_and_overrides():
     ],
 )
 def test_bad_gpio_settings_are_refused_with_their_key(table, key):
-    with pytest.raises(GpioConfigError) as error:
+    with pytest.raises(ConfigError) as error:
         GpioSettings.from_dict(table)
     assert error.value.key == key
 
 
 def test_every_wrong_pin_and_unknown_key_is_reported_at_once():
     """An operator mends the file once: an unknown key does not hide a bad pin, nor one bad pin the next."""
-    with pytest.raises(GpioConfigError) as error:
+    with pytest.raises(ConfigError) as error:
         PinMap.from_dict({"buton_lock": 5, "cage_motor": 4, "light_bang_inside": 40, "button_void": 5})
     assert [key for key, _ in error.value.problems] == [
         "pins.buton_lock", "pins.light_bang_inside", "pins.button_void", "pins.cage_motor"]
@@ -97,12 +98,12 @@ def test_every_wrong_pin_and_unknown_key_is_reported_at_once():
 
 
 def test_a_pin_that_is_not_a_number_gets_one_complaint_not_two():
-    with pytest.raises(GpioConfigError) as error:
+    with pytest.raises(ConfigError) as error:
         PinMap.from_dict({"cage_motor": 4.0})
     assert error.value.problems == (("pins.cage_motor", "must be a BCM GPIO number (an integer), not 4.0"),)
 
 
 def test_every_wrong_gpio_setting_is_reported_at_once():
-    with pytest.raises(GpioConfigError) as error:
+    with pytest.raises(ConfigError) as error:
         GpioSettings.from_dict({"cage_max_run_s": 0, "debounce_s": "a", "hold_s": 1})
     assert [key for key, _ in error.value.problems] == ["gpio.hold_s", "gpio.cage_max_run_s", "gpio.debounce_s"]

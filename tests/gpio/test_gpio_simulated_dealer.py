@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 
 from controller.table.manual_entry import EntryStatus, ManualEntry
-from controller.table.messages import ButtonEvent as E
-from controller.table.messages import LightsState
+from messages.devices import ButtonEvent as E
+from messages.devices import LightsState
 from hardware.gpio import (
     GpioSettings,
     ManualClock,

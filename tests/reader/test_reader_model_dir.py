@@ -112,3 +112,38 @@ def test_a_model_rewritten_in_place_is_loaded_again(tmp_path: Path):
 def test_a_policy_is_plain_data():
     assert policy_to_dict(ReadPolicy())["thresholds"]["die_px_band"] == [14.0, 36.0]
     assert np.isfinite(list(v for v in ReadPolicy().thresholds().values() if not isinstance(v, list))).all()
+
+
+
+_COUNTS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+_REPO = Path(__file__).resolve().parents[2]
+#: Where the networks are counted in words, and what each must count (besides anything else it counts).
+_COUNTED = {"vision/README.md": "networks", "vision/models/README.md": "files", "vision/reader/__init__.py": "checks",
+            "vision/reader/model_dir.py": "networks", "vision/reader/leaning.py": "checks", "docs/vision.md": "",
+            "README.md": "", "training/README.md": ""}
+
+
+def _said(path: str) -> dict[str, list[str]]:
+    """The counts ``path`` gives in words: of networks, of leaning checks, and of files."""
+    import re
+
+    text = (_REPO / path).read_text(encoding="utf-8")
+    words = "|".join(_COUNTS)
+    return {what: [w.lower() for w in re.findall(rf"\b({words}) {pattern}\b", text, flags=re.IGNORECASE)]
+            for what, pattern in (("networks", "(?:ONNX )?networks"), ("checks", "(?:leaning )?checks"),
+                                  ("files", "files"))}
+
+
+@pytest.mark.parametrize("path", list(_COUNTED))
+def test_the_docs_count_the_networks_the_model_folder_holds(path):
+    """However many networks a model folder needs (its ``.onnx`` files), the docs say that many, and
+    as many leaning checks as there are leaning networks: a count left behind by a change is a
+    reader's first wrong fact."""
+    networks = [name for name in MODEL_FILES if name.endswith(".onnx")]
+    truth = {"networks": _COUNTS[len(networks)], "checks": _COUNTS[sum("leaning" in name for name in networks)],
+             "files": _COUNTS[len(MODEL_FILES)]}
+    said = _said(path)
+    if _COUNTED[path]:
+        assert said[_COUNTED[path]], f"{path} no longer counts its {_COUNTED[path]}"
+    for what in ("networks", "checks") + (("files",) if path == "vision/models/README.md" else ()):
+        assert all(word == truth[what] for word in said[what]), f"{path} says {said[what]} {what}, not {truth[what]}"

@@ -5,7 +5,8 @@ import tomllib
 
 import pytest
 
-from controller.rules import ConfigError, TableConfig
+from controller.rules import TableConfig
+from messages import ConfigError
 from rules_helpers import bet, play, refused, roll
 
 

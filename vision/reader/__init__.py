@@ -35,11 +35,12 @@ A die seen at an angle is never settled by the face turned to the camera.
 
 How it works: a small fully convolutional network marks die centres
 (``detect.py``), a small classifier reads each die crop and a second one,
-trained apart, reads it turned by 45 degrees, both read a doubtful die at
-three more angles, and a third small network says whether a die leans
-(``look.py``); a classical pip counter gives an independent opinion
-(``pips.py``), and ``judge.py`` decides with the thresholds of the model's
-policy (``policy.py``). The networks are ONNX files in a model folder run
+trained apart, reads it turned by 45 degrees, and both read a doubtful die at
+three more angles (``look.py``); two leaning checks, small networks too, say
+whether a die leans, one weighing its crop against another die's of the
+frame and the other reading it alone (``leaning.py``); a classical pip
+counter gives an independent opinion (``pips.py``), and ``judge.py`` decides
+with the thresholds of the model's policy (``policy.py``). The networks are ONNX files in a model folder run
 through OpenCV's DNN module; ``training/`` rebuilds them and ``dicetable learn``
 fine-tunes them for one table.
 """

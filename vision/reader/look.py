@@ -1,5 +1,5 @@
-"""One pass over a frame's candidate places: each die crop read by both classifiers, the
-leaning check and the pip counter, and a second look at the dice left in doubt."""
+"""One pass over a frame's candidate places: each die crop read by both classifiers, the two
+leaning checks and the pip counter, and a second look at the dice left in doubt."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace

@@ -1,4 +1,4 @@
-"""A model folder (MODEL_DIR): the reader's four networks and the policy that goes with them.
+"""A model folder (MODEL_DIR): the reader's five networks and the policy that goes with them.
 
 The bundled model is ``vision/models``; ``dicetable learn`` writes others, one per table, and
 ``dicetable read --model``, ``dicetable bench --model`` and ``[camera] model`` use them. The

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import inspect
 import math
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -30,9 +31,45 @@ from vision.sources.generated import GeneratedSource
 from vision.sources.opencv import OpenCVSource
 from vision.sources.retry import Backoff, RetryingSource
 
-KINDS = ("picamera2", "usb", "video", "folder", "generated")
+
+
+@dataclass(frozen=True)
+class Recording:
+    """What the ``path`` of a source replaying a recording names: a folder of images or a video file
+    (``names`` and ``noun`` as messages say it: "must name the folder of images", "no such folder")."""
+
+    names: str
+    noun: str
+    folder: bool
+
+
+def _picamera2() -> type[FrameSource]:
+    from vision.sources.picamera import Picamera2Source  # itself imports picamera2 only when opening
+
+    return Picamera2Source
+
+
+@dataclass(frozen=True)
+class SourceKind:
+    """One kind of source: the class that reads it, whether it is a camera filming now (``live``:
+    retried while it is missing) and what its ``path`` names when it replays a ``recording``."""
+
+    source_class: Callable[[], type[FrameSource]]
+    live: bool = False
+    recording: Recording | None = None
+
+
+#: Every kind of source, by the name a spec and the configuration's ``[camera] source`` give it.
+KINDS: Mapping[str, SourceKind] = {
+    "picamera2": SourceKind(_picamera2, live=True),
+    "usb": SourceKind(lambda: OpenCVSource, live=True),
+    "video": SourceKind(lambda: OpenCVSource, recording=Recording("the video file", "video file", folder=False)),
+    "folder": SourceKind(lambda: FolderSource, recording=Recording("the folder of images", "folder", folder=True)),
+    "generated": SourceKind(lambda: GeneratedSource),
+}
 #: Also read, as the configuration's ``[camera] source`` once spelt sources: ``scenes[:...]`` is
 #: ``generated[:...]``, ``opencv[:N]`` a USB camera (a number or a ``/dev`` path), ``opencv:PATH`` a video.
+OLD_SPELLINGS = ("scenes", "opencv")
 _VIDEO_SUFFIXES = {".mp4", ".avi", ".mkv", ".mov", ".h264", ".mjpeg", ".webm"}
 
 
@@ -84,6 +121,16 @@ def parse_spec(spec: str | Mapping[str, Any]) -> dict[str, Any]:
     )
 
 
+def kind_spelt(name: str, has_path: bool) -> str:
+    """A ``[camera] source`` as :data:`KINDS` spell it, an earlier spelling (:data:`OLD_SPELLINGS`)
+    read as what it meant; ``has_path``: the configuration names a recording."""
+    if name == "scenes":
+        return "generated"
+    if name == "opencv":
+        return "video" if has_path else "usb"
+    return name
+
+
 def _camera_number(spec: str, rest: str) -> int:
     """The camera number after ``picamera2:`` or ``usb:`` (0 if none); ``ValueError`` naming the spec otherwise."""
     if not rest:
@@ -123,36 +170,16 @@ def open_source(spec: str | Mapping[str, Any], retry: bool | None = None, **over
     for key in ("size", "full_size"):
         if opts.get(key) is not None:
             opts[key] = tuple(opts[key])
-    opener: Callable[[], FrameSource]
-    if kind == "generated":
-        return GeneratedSource(**opts)
-    if kind == "folder":
-        return FolderSource(opts.pop("path"), **opts)
     if kind == "video":
-        return OpenCVSource(opts.pop("path"), **opts)
-    if kind == "usb":
-        target = opts.pop("target")
-        opener = lambda: OpenCVSource(target, **opts)  # noqa: E731
-        name = f"usb:{target}"
-    else:
-        from vision.sources.picamera import Picamera2Source  # itself imports picamera2 only when opening
-
-        opener = lambda: Picamera2Source(**opts)  # noqa: E731
-        name = f"picamera2:{opts.get('camera_num', 0)}"
+        opts["target"] = opts.pop("path")  # OpenCV opens a camera and a video file alike
+    source_class = KINDS[kind].source_class()
+    if not KINDS[kind].live:
+        return source_class(**opts)
+    opener = lambda: source_class(**opts)  # noqa: E731
     if retry is False:
         return opener()
-    return RetryingSource(opener, name=name, backoff=backoff)
-
-
-def _source_class(kind: str) -> type[FrameSource]:
-    """The class ``open_source`` builds for ``kind`` (the Pi camera's module imports ``picamera2`` only when opening)."""
-    if kind == "picamera2":
-        from vision.sources.picamera import Picamera2Source
-
-        return Picamera2Source
-    classes: dict[str, type[FrameSource]] = {
-        "generated": GeneratedSource, "folder": FolderSource, "video": OpenCVSource, "usb": OpenCVSource}
-    return classes[kind]
+    number = opts["target"] if "target" in opts else opts.get("camera_num", 0)
+    return RetryingSource(opener, name=f"{kind}:{number}", backoff=backoff)
 
 
 def _check_options(kind: str, opts: Mapping[str, Any]) -> None:
@@ -163,7 +190,7 @@ def _check_options(kind: str, opts: Mapping[str, Any]) -> None:
     """
     params = {
         "path" if kind == "video" and name == "target" else name: param  # a video's target is its path
-        for name, param in inspect.signature(_source_class(kind)).parameters.items()
+        for name, param in inspect.signature(KINDS[kind].source_class()).parameters.items()
         if name != "clock"  # a test's hook, not an option
     }
     for key, value in opts.items():

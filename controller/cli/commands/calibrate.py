@@ -155,17 +155,17 @@ def _table_camera(path: str) -> tuple[dict[str, Any], str]:
     do not follow the prompts (calibrate from chosen frames with ``--empty`` and ``--dice``).
     """
     from controller.camera import source_spec
-    from controller.config import ConfigError, live_camera, load
+    from controller.config import ConfigError, load
 
     try:
         config = load(path, without_calibration=True)
     except ConfigError as exc:
         raise ValueError(str(exc)) from None
     camera = config.camera
-    if camera["source"] in ("generated", "none"):
-        raise ValueError(f"{path}: camera.source is {camera['source']!r}: no camera to calibrate")
-    if not live_camera(camera):
-        raise ValueError(f"{path}: the camera is a recording ({camera['path']}): calibrate from its frames "
+    if camera.source in ("generated", "none"):
+        raise ValueError(f"{path}: camera.source is {camera.source!r}: no camera to calibrate")
+    if not camera.live:
+        raise ValueError(f"{path}: the camera is a recording ({camera.path}): calibrate from its frames "
                          "of the empty table and of dice at rest with --empty and --dice")
     return source_spec(config), config.game
 

@@ -1,7 +1,7 @@
 """`dicetable display-sim`: the LED display's firmware on a pseudo-terminal.
 
-Prints the port to give the controller (``serial_port`` in the
-configuration, or ``DisplayLink(port)``), then answers on it with the real
+Prints the port to give the controller (``[display] port`` with ``kind =
+"serial"`` in the configuration, or ``DisplayLink(port)``), then answers on it with the real
 firmware logic and draws the digits in the terminal, redrawn in place. Line
 faults can be injected to watch the link cope.
 """

@@ -95,7 +95,7 @@ def _state_dir(args: argparse.Namespace):
 
     given = [f"--{name.replace('_', '-')}" for name in LOCATION if getattr(args, name)]
     if len(given) > 1:
-        raise ConfigError(given[0], [(given[1], "give only one of --config, --state-dir and --file")])
+        raise ConfigError(given[1], "give only one of --config, --state-dir and --file", source=given[0])
     if args.file:
         return Path(args.file).parent
     if not args.config and not args.state_dir:
@@ -103,7 +103,7 @@ def _state_dir(args: argparse.Namespace):
     if args.state_dir:
         problem = unusable_path(Path(args.state_dir))
         if problem:
-            raise ConfigError("--state-dir", [(args.state_dir, problem)])
+            raise ConfigError(args.state_dir, problem, source="--state-dir")
         return args.state_dir
     return load_state_dir(args.config)
 

@@ -231,11 +231,11 @@ def run(args: argparse.Namespace) -> int:
 
     if args.config is None:
         # Events without a configuration: the demo's stand-ins, with the reads coming in the stream.
-        config = replace(config, camera={**config.camera, "source": "none"})
+        config = replace(config, camera=replace(config.camera, source="none"))
         if args.state_dir:
             config = replace(config, state_dir=Path(args.state_dir))
 
-    from controller.app import GpioUnavailable
+    from controller.devices import GpioUnavailable
     from vision.sources import SourceError
 
     if _refused_at_start(config):  # not restarted (exit 2): installing or a new state_dir is needed first

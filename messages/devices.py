@@ -1,8 +1,9 @@
 """The messages between the table and its devices: the dealer's ``ButtonEvent`` in, ``LightsState`` out.
 
-They belong to the table, because they say what the game flow needs and decides; the devices in
-``hardware.gpio`` consume them (the buttons turn presses into ``ButtonEvent``, the lamps show a
-``LightsState``), so nothing here knows a pin and importing the table loads no GPIO library.
+They say what the game flow needs and decides, and they sit below both: the table
+(``controller.table``) makes and reads them, the devices in ``hardware.gpio`` consume them (the
+buttons turn presses into ``ButtonEvent``, the lamps show a ``LightsState``). So nothing here knows
+a pin, importing the table loads no GPIO library, and the devices import nothing of the controller.
 
 Values are lower-case strings so they can be journaled and logged as they are.
 """
