@@ -523,7 +523,7 @@ class FloorStore:
                  "AND l.alerts_upto >= a.id) THEN 1 ELSE 0 END FROM alerts a")
         rows = self._sql.execute(query + (" WHERE a.table_id = ? ORDER BY a.id" if table else " ORDER BY a.id"),
                                 (table,) if table else ())
-        return [Alert(*row[:7], accepted=bool(row[7])) for row in rows]
+        return [Alert(int(i), t, j, q, k, m, r, accepted=bool(a)) for i, t, j, q, k, m, r, a in rows]
 
     def states(self) -> dict[str, dict[str, Any]]:
         """Each table's latest status, whether it is online, and when it was last heard, as received."""

@@ -36,9 +36,10 @@ def _floor(tmp_path) -> FloorStore:
             store.receive(table, first, line)
     key = table_key(tmp_path / "key")
     first = store.current_journal("craps-1")
+    assert first is not None and (tail := store.tail("craps-1", first)) is not None
     store.set_status("craps-1", signed(key, "craps-1", {
         "game": "craps", "phase": "betting", "point": 6, "last_roll": [2, 4], "rolls": 9, "camera": "ok",
-        "display": "not answering", "journal": first, "seq": 2, "head": store.tail("craps-1", first)[1]}), live=False)
+        "display": "not answering", "journal": first, "seq": 2, "head": tail[1]}), live=False)
     store.set_online("craps-1", "online")
     store.set_online("craps-2", "offline")
     store.raise_alert("craps-2", store.current_journal("craps-2"), 2, "cut", "rows were cut off its end")
