@@ -68,6 +68,23 @@ def signed(key: TableKey, table: str, status: dict) -> dict:
     return status
 
 
+def table_login(broker, user: str):
+    """A client logged in as table ``user`` (the ACL lets it write that table's topics): the table's
+    broker login, as whoever took its password has it."""
+    import threading
+
+    import paho.mqtt.client as mqtt
+
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"rogue-{user}")
+    client.username_pw_set(user, broker.users[user])
+    connected = threading.Event()
+    client.on_connect = lambda *args: connected.set()
+    client.connect("127.0.0.1", broker.port)
+    client.loop_start()
+    assert connected.wait(5)
+    return client
+
+
 def journal_lines(state_dir: Path) -> list[str]:
     with Journal.open(state_dir, readonly=True) as journal:
         return list(export_lines(journal))

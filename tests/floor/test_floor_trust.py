@@ -8,11 +8,8 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
-
-import paho.mqtt.client as mqtt
 
 from controller.cli import main
 from controller.floor.signing import table_key
@@ -20,7 +17,8 @@ from controller.floor.store import FloorStore
 from controller.floor.topics import status_topic
 from controller.journal import Journal
 
-from floorkit import Table, floor_alerts, floor_holds, floor_lines, journal_lines, signed, start_floor, wait_until
+from floorkit import (Table, floor_alerts, floor_holds, floor_lines, journal_lines, signed, start_floor, table_login,
+                      wait_until)
 
 
 def _run(*args: str, cwd: Path | None = None, timeout: float = 180) -> subprocess.CompletedProcess[str]:
@@ -164,18 +162,6 @@ def test_a_newer_a_foreign_and_a_future_dated_journal_put_in_place_each_raise_th
     assert checked.returncode == 1 and "foreign" in checked.stderr and "replaced" in checked.stderr
 
 
-def _login(broker, user: str) -> mqtt.Client:
-    """A client with table ``user``'s broker login, as whoever took its password has."""
-    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"thief-{user}")
-    client.username_pw_set(user, broker.users[user])
-    connected = threading.Event()
-    client.on_connect = lambda *args: connected.set()
-    client.connect("127.0.0.1", broker.port)
-    client.loop_start()
-    assert connected.wait(5)
-    return client
-
-
 def test_a_stolen_broker_login_raises_unsigned_once_a_minute_and_changes_nothing(tmp_path, broker):
     db = tmp_path / "floor.sqlite3"
     floor = start_floor(db, broker)
@@ -185,7 +171,7 @@ def test_a_stolen_broker_login_raises_unsigned_once_a_minute_and_changes_nothing
         wait_until(floor_holds(db, table.state_dir, "craps-1"), what="the copy")
         before = _export(db, "craps-1")
         journal = json.loads(before[0])["hash"]
-        thief = _login(broker, "craps-1")
+        thief = table_login(broker, "craps-1")
         cut = {"game": "craps", "journal": journal, "seq": 2, "head": json.loads(before[1])["hash"]}
         thief.publish(status_topic("craps-1"), json.dumps(cut), qos=1).wait_for_publish(5)  # unsigned
         wrong = signed(table_key(tmp_path / "thief"), "craps-1", cut)  # signed, with another key
