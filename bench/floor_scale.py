@@ -60,6 +60,7 @@ def worker(args: argparse.Namespace) -> int:
     from controller.floor.broker import parse_broker
     from controller.floor.publisher import FloorPublisher
     from controller.journal import INPUT, Journal
+    from controller.journal.identity import identity_fields
 
     rng = random.Random(args.first)
     tables = []
@@ -68,7 +69,7 @@ def worker(args: argparse.Namespace) -> int:
         state = Path(args.state) / name
         journal = Journal.open(state)
         if not len(journal):
-            journal.append({"event": "table", "game": "craps", "rules": {}}, INPUT)
+            journal.append({"event": "table", "game": "craps", "rules": {}, **identity_fields(name, None)}, INPUT)
         url = f"mqtt://{name}:pw-{name}@127.0.0.1:{args.port}"
         publisher = FloorPublisher(state, name, parse_broker(url), status=lambda: {"game": "craps"}).start()
         tables.append((journal, publisher))
@@ -157,7 +158,11 @@ def main() -> int:
     users = {"floor": "pw-floor", **{f"table-{i:03d}": f"pw-table-{i:03d}" for i in range(args.tables)}}
     broker = PrivateBroker(folder / "broker", users).start()
     db = folder / "floor.sqlite3"
-    (folder / "floor.pw").write_text("pw-floor\n")
+    # The floor refuses a password file others may read: made private, whatever the umask.
+    password = folder / "floor.pw"
+    password.unlink(missing_ok=True)
+    with os.fdopen(os.open(password, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as out:
+        out.write("pw-floor\n")
     floor = subprocess.Popen([sys.executable, "-m", "controller.cli", "floor", "--broker",
                               f"mqtt://127.0.0.1:{broker.port}", "--username", "floor", "--password-file",
                               str(folder / "floor.pw"), "--db", str(db), "--listen", "none"],

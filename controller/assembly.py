@@ -67,13 +67,18 @@ class AssembledTable:
         return found
 
     def health(self) -> dict[str, dict[str, Any]]:
-        """The devices as the pit sees them: each one the table has, ok or what is wrong with it."""
+        """The devices as the pit sees them: each one the table has, ok or what is wrong with it, and
+        the floor's broker, reached or since when not (never a problem that stops the watchdog: a
+        floor away costs the table nothing)."""
         problems = self.problems()
         found = {}
         if self.camera is not None:
             found["camera"] = {"ok": "camera" not in problems, "detail": self.camera.describe()}
         if self.display is not None:
             found["display"] = {"ok": "display" not in problems, "detail": problems.get("display", "answering")}
+        if self.floor is not None:
+            since = self.floor.unreached_since()
+            found["floor"] = {"ok": since is None, "detail": f"not reached since {since}" if since else "reached"}
         return found
 
     def camera_lost(self) -> bool:
@@ -111,7 +116,8 @@ def assemble_table(config: Config, inputs: queue.Queue[Any] | None = None, *,
     journal = Journal.open(config.state_dir)
     closing: list[Callable[[], None]] = [journal.close]
     try:
-        table = JournaledTable.open(journal, config.game, config.rules, progress=progress)
+        table = JournaledTable.open(journal, config.game, config.rules, progress=progress,
+                                    table_id=config.floor.table_id if config.floor is not None else None)
         devices, pin_factory = open_devices(config, lambda b: inputs.put(button_event(b)), clock=clock,
                                             on_motor_stop=cage_listener(inputs.put))
         closing.append(devices.close)  # motor stopped, lamps off, lines released

@@ -101,10 +101,15 @@ class Printer:
 
 
 def set_aside(path: Path, reason: str) -> Path:
-    """Rename a journal the demo cannot continue, with the mark of its last row; returns its new name.
-    A demo journal is a whole file (a rollback journal), so the rename keeps every row."""
+    """Rename a journal the demo cannot continue, with the mark of its last row, and hand it over to
+    the next journal as ``journal archive`` does (signed with the table's key when it has one);
+    returns its new name. A demo journal is a whole file (a rollback journal), so the rename keeps
+    every row."""
     from datetime import datetime, timezone
 
+    from controller.floor.signing import table_key
+    from controller.journal.archiving import predecessor
+    from controller.journal.handover import Handover, write_handover
     from controller.journal.mark import mark_path
 
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
@@ -113,6 +118,11 @@ def set_aside(path: Path, reason: str) -> Path:
     if mark_path(path).exists():
         mark_path(path).rename(mark_path(target))
     target.with_suffix(".reason.txt").write_text(reason + "\n")
+    with Journal(target, readonly=True) as journal:
+        report = verify(journal, against_mark=False)
+    if report.ok and report.rows:
+        key = table_key(path.parent, make=False)
+        write_handover(path, Handover(predecessor(target, report.rows, report.head, key.sign if key else None)))
     return target
 
 

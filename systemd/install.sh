@@ -4,7 +4,9 @@
 # What it does, each step safe to repeat:
 #   1. a system user `dicetable` in the gpio, video and dialout groups (buttons/lights/motor, camera, display);
 #   2. /etc/dicetable/dicetable.toml from docs/example.toml, unless one is already there;
-#   3. once `dicetable run --check` passes the configuration under this checkout, the unit, with
+#   3. the table's signing key (/var/lib/dicetable/table.key, for the floor), then, once `dicetable run
+#      --check` passes the configuration under this checkout (a floor's broker out of reach is only a
+#      warning), the unit, with
 #      ExecStart pointing into PREFIX, checked by systemd-analyze, then enabled and (re)started, so
 #      that after an upgrade the new code runs (docs/operation.md, "Upgrading the program": between
 #      sessions, with the journal archived);
@@ -60,7 +62,19 @@ fi
 # service will run, before the unit or the running table is touched (the unit's StateDirectory is
 # made here so the check can see it).
 install -d -o dicetable -g "$(id -gn dicetable)" -m 0750 /var/lib/dicetable
-if ! runuser -u dicetable -- "$PREFIX/.venv/bin/dicetable" run --config /etc/dicetable/dicetable.toml --check; then
+# The table's Ed25519 key, which signs its journal's head for the floor (docs/floor.md, "Signed
+# heads"): made once, mode 0600, readable by the service's user alone; table.pub beside it is for
+# `dicetable floor enroll` on the floor's machine.
+runuser -u dicetable -- "$PREFIX/.venv/bin/python" -m controller.floor.signing /var/lib/dicetable >/dev/null
+echo "install.sh: the table's public key is /var/lib/dicetable/table.pub (dicetable floor enroll TABLE_ID FILE)"
+# Exit 1 is the floor's broker out of reach: a warning, since the table runs without its floor and
+# sends the rows once it can (a floor outage must never block an upgrade); 2 refuses.
+status=0
+runuser -u dicetable -- "$PREFIX/.venv/bin/dicetable" run --config /etc/dicetable/dicetable.toml --check || status=$?
+if [ "$status" -eq 1 ]; then
+    echo "install.sh: warning: the floor's broker cannot be reached (above); the table is installed all the same and" >&2
+    echo "install.sh: publishes its rows once it can" >&2
+elif [ "$status" -ne 0 ]; then
     echo "install.sh: dicetable run --check refused (above): mend the configuration or its calibration, or archive" >&2
     echo "install.sh: a journal started under other rules (docs/operation.md, \"Archiving the journal\"), then run install.sh" >&2
     echo "install.sh: again; the unit and any running table were left as they were" >&2

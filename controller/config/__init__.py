@@ -22,7 +22,7 @@ file shipped as ``docs/example.toml`` shows and explains every key.
 """
 from controller.config.defaults import DEFAULTS, DEMO_SOURCE, GAMES
 from controller.config.files import unusable_path
-from controller.config.load import load, load_rules, load_state_dir, load_users_path, validate
+from controller.config.load import load, load_floor_broker, load_rules, load_state_dir, load_users_path, validate
 from controller.config.settings import CameraSettings, Config, DisplaySettings, HazardSettings
 from controller.config.startup import (LGPIO_INSTALL, console_warnings, device_warnings, rules_warnings,
                                        startup_problems)
@@ -30,6 +30,6 @@ from messages import ConfigError
 
 __all__ = [
     "DEFAULTS", "DEMO_SOURCE", "GAMES", "LGPIO_INSTALL", "CameraSettings", "Config", "ConfigError", "DisplaySettings",
-    "HazardSettings", "console_warnings", "device_warnings", "load", "load_rules", "load_state_dir",
+    "HazardSettings", "console_warnings", "device_warnings", "load", "load_floor_broker", "load_rules", "load_state_dir",
     "load_users_path", "rules_warnings", "startup_problems", "unusable_path", "validate",
 ]

@@ -3,7 +3,7 @@ key and builds the typed :class:`~controller.config.settings.Config` -- the one 
 configuration is checked, with one error for all it finds (:class:`~messages.ConfigError`).
 
 The loaders of one key or section alone (:func:`load_rules`, :func:`load_state_dir`,
-:func:`load_users_path`) serve the commands that need nothing else and must work while the rest of
+:func:`load_users_path`, :func:`load_floor_broker`) serve the commands that need nothing else and must work while the rest of
 the file is being mended.
 """
 from __future__ import annotations
@@ -119,6 +119,15 @@ def load_users_path(path: Path | str) -> Path:
     if not isinstance(name, str) or not name:
         raise ConfigError("console.users", f"must be a file name (got {name!r})", source=str(path))
     return path.parent / name
+
+
+def load_floor_broker(path: Path | str) -> str:
+    """Only ``floor.broker`` of the file at ``path`` ("" for no floor): ``journal archive`` asks it
+    (rows the floor has not acknowledged are refused), and must work while the rest of the file is
+    being mended."""
+    floor = read_toml(Path(path)).get("floor", {})
+    broker = floor.get("broker", "") if isinstance(floor, dict) else ""
+    return broker if isinstance(broker, str) else ""
 
 
 def load_state_dir(path: Path | str) -> Path:

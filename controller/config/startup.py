@@ -20,7 +20,8 @@ LGPIO_INSTALL = ('on the Pi install python3-lgpio and make the venv with --syste
 
 def startup_problems(config: Config) -> list[str]:
     """What keeps ``dicetable run`` from starting with ``config`` that no restart mends: software
-    the Pi's devices need and is not installed, and a state directory that is a file."""
+    the Pi's devices need and is not installed, a state directory that is a file, and (with a
+    floor) a table key that other users may read."""
     found = []
     if config.pin_factory == "lgpio" and importlib.util.find_spec("lgpio") is None:
         found.append(f'table.pin_factory = "lgpio": the lgpio module is not installed; {LGPIO_INSTALL}')
@@ -32,6 +33,12 @@ def startup_problems(config: Config) -> list[str]:
         found.append(f"table.state_dir: {config.state_dir} {problem}")
     elif config.state_dir.is_file():
         found.append(f"table.state_dir: {config.state_dir} is a file, not a folder")
+    elif config.floor is not None:
+        from controller.floor.signing import key_problem
+
+        problem = key_problem(config.state_dir)
+        if problem:
+            found.append(f"floor: {problem}")
     return found
 
 

@@ -13,9 +13,12 @@ from typing import Any
 
 _TABLES = """
 CREATE TABLE journals (
-    table_id  TEXT NOT NULL,
-    journal   TEXT NOT NULL,
-    first_ts  TEXT NOT NULL,
+    table_id    TEXT NOT NULL,
+    journal     TEXT NOT NULL,
+    first_ts    TEXT NOT NULL,
+    own_id      TEXT,
+    named_table TEXT,
+    seen        INTEGER NOT NULL,
     PRIMARY KEY (table_id, journal)
 );
 CREATE TABLE journal_rows (
@@ -38,18 +41,51 @@ CREATE TABLE alerts (
     message   TEXT NOT NULL,
     raised_at TEXT NOT NULL
 );
-CREATE UNIQUE INDEX alerts_once ON alerts (table_id, COALESCE(journal, ''), COALESCE(seq, -1), kind);
+CREATE UNIQUE INDEX alerts_once ON alerts (table_id, COALESCE(journal, ''), seq, kind) WHERE seq IS NOT NULL;
+CREATE TABLE links (
+    id          {id},
+    table_id    TEXT NOT NULL,
+    journal     TEXT NOT NULL,
+    how         TEXT NOT NULL,
+    reason      TEXT,
+    at          TEXT NOT NULL,
+    alerts_upto INTEGER NOT NULL
+);
+CREATE INDEX links_of ON links (table_id, id);
+CREATE TABLE table_keys (
+    id        {id},
+    table_id  TEXT NOT NULL,
+    key       TEXT NOT NULL,
+    how       TEXT NOT NULL,
+    reason    TEXT,
+    at        TEXT NOT NULL
+);
+CREATE INDEX table_keys_of ON table_keys (table_id, id);
+CREATE TABLE heads (
+    table_id  TEXT NOT NULL,
+    journal   TEXT NOT NULL,
+    seq       INTEGER NOT NULL,
+    hash      TEXT NOT NULL,
+    PRIMARY KEY (table_id, journal)
+);
 CREATE TABLE table_state (
-    table_id  TEXT PRIMARY KEY,
-    status    TEXT,
-    status_at TEXT,
-    online    INTEGER,
-    online_at TEXT
+    table_id        TEXT PRIMARY KEY,
+    status          TEXT,
+    status_at       TEXT,
+    online          INTEGER,
+    online_at       TEXT,
+    heard_at        TEXT,
+    ended           INTEGER,
+    signed_at       TEXT,
+    offered_key     TEXT,
+    offered_journal TEXT
 );
 """
 
-#: Rows, journals and alerts are kept as received: no UPDATE, no DELETE.
-APPEND_ONLY = ("journal_rows", "journals", "alerts")
+#: Rows, journals, alerts, the links of each table's line and the keys pinned are kept as received:
+#: no UPDATE, no DELETE. ``heads`` (each journal's last signed head) and ``table_state`` (each
+#: table's latest word) are replaced.
+APPEND_ONLY = ("journal_rows", "journals", "alerts", "links", "table_keys")
 
 _SQLITE_GUARDS = "".join(
     f"CREATE TRIGGER {table}_no_{change} BEFORE {change.upper()} ON {table} "
@@ -69,6 +105,11 @@ BEGIN RAISE EXCEPTION 'the floor keeps % as received', TG_TABLE_NAME; END $$;
 
 class BackendError(RuntimeError):
     """The database cannot be opened or used; the message says which and why."""
+
+
+#: A database made before the floor linked each table's journals and pinned its key.
+EARLIER = ("{db} was made by an earlier version of the floor (no line of journals, no keys): keep it as it is, "
+           "and start the floor on a new database (the tables send it their journals whole)")
 
 
 def is_url(target: Path | str) -> bool:
@@ -123,6 +164,9 @@ class SqliteBackend(Backend):
         if self._db.execute("SELECT COUNT(*) FROM sqlite_master WHERE name = 'journal_rows'").fetchone()[0] == 0:
             self._db.close()
             raise BackendError(f"{path} is not a floor database")
+        if self._db.execute("SELECT COUNT(*) FROM sqlite_master WHERE name = 'links'").fetchone()[0] == 0:
+            self._db.close()
+            raise BackendError(EARLIER.format(db=path))
 
     def execute(self, sql: str, params: tuple[Any, ...] = ()) -> Any:
         return self._db.execute(sql, params)
@@ -150,18 +194,21 @@ class PostgresBackend(Backend):
         self._db = psycopg.connect(url, autocommit=True)
         if readonly:
             self._db.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
-            if not self._has_floor():
+            if not self._has("journal_rows"):
                 self._db.close()
                 raise BackendError(f"no floor database in {describe(url)}")
-            return
-        with self._db.transaction():
-            self._db.execute("SELECT pg_advisory_xact_lock(35)")  # two floors starting at once make it once
-            if not self._has_floor():
-                self._db.execute(_TABLES.format(id="BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY")
-                                 + _POSTGRES_GUARDS)
+        else:
+            with self._db.transaction():
+                self._db.execute("SELECT pg_advisory_xact_lock(35)")  # two floors starting at once make it once
+                if not self._has("journal_rows"):
+                    self._db.execute(_TABLES.format(id="BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY")
+                                     + _POSTGRES_GUARDS)
+        if not self._has("links"):
+            self._db.close()
+            raise BackendError(EARLIER.format(db=describe(url)))
 
-    def _has_floor(self) -> bool:
-        found = self._db.execute("SELECT to_regclass('journal_rows')").fetchone()
+    def _has(self, table: str) -> bool:
+        found = self._db.execute("SELECT to_regclass(%s)", (table,)).fetchone()
         return found is not None and found[0] is not None
 
     def execute(self, sql: str, params: tuple[Any, ...] = ()) -> Any:

@@ -7,14 +7,21 @@ user alone. A URL may carry ``user:password@`` for a bench or the demo.
 """
 from __future__ import annotations
 
+import logging
+import socket
 import ssl
 import stat
+import sys
+import threading
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import unquote, urlsplit
 
 from controller.web.users import loose_mode
+
+log = logging.getLogger(__name__)
 
 SCHEMES = {"mqtt": 1883, "mqtts": 8883}
 
@@ -198,6 +205,123 @@ def describe_takeover(kind: str, broker: BrokerSettings, client_id: str, times: 
     return (f"the broker {broker.url} closed the connection {times} times within a minute, each within seconds of "
             f"accepting it: most likely another client connects with the same client id {client_id}, and the broker "
             f"gives the session to the newest")
+
+
+#: MQTT 5's reason codes of a login refused (3.1.1's 4 and 5 arrive as these too).
+LOGIN_REFUSED = (134, 135)
+
+
+def unreached(exc: BaseException | None, broker: BrokerSettings) -> tuple[str, str]:
+    """The kind of a failure to reach ``broker`` (``DNS``, ``refused``, ``TLS``, ``unreachable``)
+    and what it was, in words, from the exception a connection attempt raised."""
+    where = f"{broker.host}:{broker.port}"
+    if isinstance(exc, socket.gaierror):
+        return "DNS", f"the name {broker.host} cannot be resolved ({exc.strerror or exc})"
+    if isinstance(exc, ConnectionRefusedError):
+        return "refused", f"nothing listens at {where} (connection refused)"
+    if isinstance(exc, ssl.SSLCertVerificationError):
+        return "TLS", f"TLS: the broker's certificate is refused ({exc.verify_message or exc})"
+    if isinstance(exc, ssl.SSLError):
+        return "TLS", f"TLS: {exc.reason or exc}"
+    if isinstance(exc, TimeoutError):
+        return "unreachable", f"{where} does not answer (timed out)"
+    if isinstance(exc, OSError):
+        return "unreachable", f"{where} cannot be reached ({exc.strerror or exc})"
+    return "unreachable", f"{where} cannot be reached ({exc or 'no reason given'})"
+
+
+def refusal(reason: Any) -> tuple[str, str]:
+    """The kind of a connection the broker refused (``login``, or ``refused``) and what it said."""
+    if getattr(reason, "value", None) in LOGIN_REFUSED:
+        return "login", f"the broker refused the login ({reason}): check the user name and the password file"
+    return "refused", f"the broker refused the connection ({reason})"
+
+
+def _utc_now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+class ReachWatch:
+    """Whether a client (``who``: "floor", or "table ID") reaches its broker, and since when not.
+
+    Why: a broker that cannot be reached costs the table nothing, so nothing else would show it; a
+    TLS mistake or a wrong password would go unseen for days. Each failure is logged as it happens
+    (the first attempt is at once, the next within 30 s), once for each kind (name service,
+    connection refused, TLS, login) until the kind changes or the broker is reached; :meth:`state`
+    says since when it has not been reached (the pit's page shows it)."""
+
+    def __init__(self, who: str, broker: BrokerSettings, clock: Callable[[], str] = _utc_now):
+        self.who, self.broker, self._clock = who, broker, clock
+        self._lock = threading.Lock()
+        self._since: str | None = clock()
+        self._said: str | None = None
+
+    def failed(self, client: Any = None, userdata: Any = None) -> None:
+        """paho's ``on_connect_fail``: called while the attempt's exception is being handled."""
+        self._say(*unreached(sys.exc_info()[1], self.broker))
+
+    def refused(self, reason: Any) -> None:
+        """The broker answered the connection with a refusal (``reason``: its reason code)."""
+        self._say(*refusal(reason))
+
+    def _say(self, kind: str, text: str) -> None:
+        with self._lock:
+            said, self._said = self._said, kind
+        if said != kind:
+            log.warning("floor: %s cannot reach the broker %s: %s (said once until it changes)", self.who,
+                        self.broker.url, text)
+
+    def reached(self) -> None:
+        with self._lock:
+            said, self._said, self._since = self._said, None, None
+        if said is not None:
+            log.warning("floor: %s reached the broker %s", self.who, self.broker.url)
+
+    def lost(self) -> None:
+        with self._lock:
+            if self._since is None:
+                self._since = self._clock()
+
+    def state(self) -> str | None:
+        """Since when the broker has not been reached (UTC), or None while it is."""
+        with self._lock:
+            return self._since
+
+
+def probe(settings: BrokerSettings, client_id: str, timeout: float = 10.0) -> str | None:
+    """Connect to the broker of ``settings`` and log in, within ``timeout`` seconds: None when it
+    answers yes, otherwise one sentence saying why not (``run --check``)."""
+    import time
+
+    answer: dict[str, Any] = {}
+    done = threading.Event()
+    client = make_client(settings, client_id)
+    client.reconnect_delay_set(min_delay=timeout, max_delay=timeout)  # one attempt
+
+    def on_connect(client: Any, userdata: Any, flags: Any, reason: Any, properties: Any = None) -> None:
+        answer["reason"] = reason
+        done.set()
+
+    def on_fail(client: Any, userdata: Any) -> None:
+        answer["failed"] = sys.exc_info()[1]
+        done.set()
+
+    client.on_connect, client.on_connect_fail = on_connect, on_fail
+    deadline = time.monotonic() + timeout
+    try:
+        client.connect_async(settings.host, settings.port, keepalive=30)
+        client.loop_start()
+        done.wait(max(0.0, deadline - time.monotonic()))
+    finally:
+        client.disconnect()
+        client.loop_stop()
+    if "failed" in answer:
+        return unreached(answer["failed"], settings)[1]
+    if "reason" not in answer:
+        return f"{settings.host}:{settings.port} did not answer within {timeout:g} s"
+    if getattr(answer["reason"], "is_failure", False):
+        return refusal(answer["reason"])[1]
+    return None
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""``dicetable floor check``: is every table's copy an unbroken chain, and does no alert stand?
+"""``dicetable floor check``: is every table's copy an unbroken chain, does no alert stand, and is
+no table silent?
 
 Why walk the copy again when each row was checked on arrival: the floor's database is a file
 too. Walking it proves that what it holds now is what was received (each row still hashes right
@@ -67,6 +68,12 @@ def _fault(journal: str, expected: int, prev: str, seq: int, digest: str, prev_h
     if seq == 1 and digest != journal:
         return "the floor's copy was changed: row 1 is not the first row of its journal"
     return None
+
+
+def silent_problems(silent: dict[str, str], after_s: float) -> list[Problem]:
+    """Each table silent now (``silent``: the table and when it was last heard)."""
+    return [Problem(table, None, None, f"silent: not heard since {heard} (over {after_s:g} s), and its last word was "
+                                       "not its clean stop") for table, heard in sorted(silent.items())]
 
 
 def alert_problems(alerts: Iterable[Alert]) -> list[Problem]:

@@ -48,15 +48,16 @@ def write_cursor(state_dir: Path, cursor: Cursor) -> None:
     os.replace(partial, path)
 
 
-def unacknowledged(state_dir: Path) -> tuple[int, int] | None:
-    """For a table that publishes to a floor (it keeps a cursor): the last row of its journal the
-    floor acknowledged and the journal's last row, when they differ; None when the floor has every
-    row, or the table has no floor, or no journal. ``journal archive`` asks it: rows archived
-    before the floor took them would never reach the floor."""
+def unacknowledged(state_dir: Path, *, publishes: bool = False) -> tuple[int, int] | None:
+    """For a table that publishes to a floor (its configuration names one, ``publishes``, or it
+    keeps a cursor, which the publisher writes as it starts): the last row of its journal the floor
+    acknowledged and the journal's last row, when they differ; None when the floor has every row,
+    or the table has no floor, or no journal. ``journal archive`` asks it: rows archived before the
+    floor took them would never reach the floor."""
     from controller.journal import Journal, JournalError
 
     cursor = read_cursor(state_dir)
-    if cursor is None:
+    if cursor is None and not publishes:
         return None
     try:
         with Journal.open(state_dir, readonly=True) as journal:
@@ -66,5 +67,5 @@ def unacknowledged(state_dir: Path) -> tuple[int, int] | None:
         return None
     if first is None:
         return None
-    acked = cursor.seq if cursor.journal == first.hash else 0
+    acked = cursor.seq if cursor is not None and cursor.journal == first.hash else 0
     return (acked, rows) if acked < rows else None

@@ -112,12 +112,3 @@ def status_fault(status: dict[str, Any], tail: tuple[int, str] | None, held: str
     if held is not None and held != head:
         return f"row {seq} of the table's journal differs from the row {seq} the floor holds: the journal was rewritten"
     return None
-
-
-def replaced_fault(first_ts: str, earlier_last_ts: str | None) -> str | None:
-    """A new journal of a table that begins before an earlier journal's last row: not one begun
-    after an archive, but an earlier one rewritten from its first row."""
-    if earlier_last_ts is not None and first_ts < earlier_last_ts:
-        return (f"a new journal whose first row ({first_ts}) is older than the last row of the journal before it "
-                f"({earlier_last_ts}): the journal was rewritten from its first row")
-    return None

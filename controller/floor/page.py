@@ -26,13 +26,12 @@ from pathlib import Path
 from typing import Any
 
 from controller.floor.store import Alert, FloorStore, FloorStoreError
+from controller.floor.topics import SILENT_AFTER_S
 
 
 COOKIE = "dicetable-floor"
 #: How often the page's view of the database is read again for the browsers.
 POLL_S = 1.0
-#: A table whose status is older than this, while it says it is online, is shown as silent.
-SILENT_S = 120.0
 #: Rows of a table's history shown.
 HISTORY_ROWS = 50
 STATIC = Path(__file__).with_name("static")
@@ -42,46 +41,49 @@ class PageError(ValueError):
     """The page cannot be served as asked (an address, a users file, TLS); the message says why."""
 
 
-def floor_view(store: FloorStore, now: datetime | None = None) -> dict[str, Any]:
-    """What the page shows: each table (online, its status, the copy's last row, its alerts) and
-    every alert, newest first."""
+def floor_view(store: FloorStore, now: datetime | None = None, silent_after: float = SILENT_AFTER_S) -> dict[str, Any]:
+    """What the page shows: each table (online, silent, its status, its key, the copy's last row, its
+    standing alerts) and every alert, newest first (those an acceptance answered say so)."""
     now = now or datetime.now(timezone.utc)
     states = store.states()
     current = store.current_journals()
     alerts = store.alerts()
+    keys = store.keys()
+    silent = store.silent(silent_after, now)
     tables = []
     for table in store.tables():
         state = states.get(table, {})
         status = state.get("status") or {}
         journal = current.get(table)
         last = store.last_row(table, journal) if journal else None
-        seen = state.get("status_at")
-        age = (now - datetime.fromisoformat(seen)).total_seconds() if seen else None
-        online = state.get("online")
         tables.append({
             "table": table,
-            "online": online,
-            "silent": bool(online and age is not None and age > SILENT_S),
+            "online": state.get("online"),
+            "silent": table in silent,
+            "heard_at": state.get("heard_at"),
             "status": status,
-            "status_at": seen,
+            "status_at": state.get("status_at"),
+            "key": keys.get(table),
             "journal": journal,
             "rows": last[0] if last else 0,
             "last_ts": last[1] if last else None,
             "behind": max(0, status["seq"] - last[0]) if last and isinstance(status.get("seq"), int)
             and status.get("journal") == journal else 0,
-            "alerts": sum(1 for a in alerts if a.table == table),
+            "alerts": sum(1 for a in alerts if a.table == table and not a.accepted),
         })
     return {"tables": tables, "alerts": [a.to_json() for a in reversed(alerts)],
-            "offline": [t["table"] for t in tables if t["online"] is False]}
+            "offline": [t["table"] for t in tables if t["online"] is False],
+            "silent": [t["table"] for t in tables if t["silent"]]}
 
 
-def served_view(store: FloorStore) -> dict[str, Any]:
+def served_view(store: FloorStore, silent_after: float = SILENT_AFTER_S) -> dict[str, Any]:
     """:func:`floor_view` as the browsers get it: a database that cannot be read now (being made,
     briefly locked) is said in ``error``, and the page serves on."""
     try:
-        return floor_view(store)
+        return floor_view(store, silent_after=silent_after)
     except Exception as exc:  # noqa: BLE001 - a database being created, or briefly locked: say so, serve on
-        return {"tables": [], "alerts": [], "offline": [], "error": f"cannot read the floor's database: {exc}"}
+        return {"tables": [], "alerts": [], "offline": [], "silent": [],
+                "error": f"cannot read the floor's database: {exc}"}
 
 
 def table_history(store: FloorStore, table: str, journal: str | None = None) -> dict[str, Any] | None:
@@ -90,10 +92,14 @@ def table_history(store: FloorStore, table: str, journal: str | None = None) -> 
     journals = store.journals(table)
     if not journals:
         return None
-    chosen = journal if journal in [j for j, _, _ in journals] else store.current_journals().get(table)
-    rows = [json.loads(line) for line in store.last_lines(table, HISTORY_ROWS, chosen)]
+    current = store.current_journal(table)
+    chosen = journal if journal in [j for j, _, _ in journals] else current
+    rows = [json.loads(line) for line in store.last_lines(table, HISTORY_ROWS, chosen)] if chosen else []
+    line = {j: how for j, how, _ in store.line(table)}
     return {"table": table, "journal": chosen,
-            "journals": [{"journal": j, "first_ts": ts, "rows": n} for j, ts, n in journals],
+            "journals": [{"journal": j, "first_ts": ts, "rows": n,
+                          "place": "current" if j == current else "line" if j in line else "apart"}
+                         for j, ts, n in journals],
             "rows": rows, "alerts": [a.to_json() for a in store.alerts(table)]}
 
 
@@ -120,7 +126,8 @@ class Page:
 
 
 def build_app(db: Path | str, users: Any, *, networks: tuple[Any, ...] = (), listen_host: str = "127.0.0.1",
-              hosts: tuple[str, ...] = (), proxies: tuple[Any, ...] = ()) -> tuple[Any, Any, FloorStore]:
+              hosts: tuple[str, ...] = (), proxies: tuple[Any, ...] = (),
+              silent_after: float = SILENT_AFTER_S) -> tuple[Any, Any, FloorStore]:
     """The Starlette app of the page over the database ``db``, with its event channel and store.
     It answers only to the names it listens as (``listen_host``) and ``hosts``
     (:mod:`controller.web.hosts`: no other site's page reaches it by DNS rebinding), and believes
@@ -149,11 +156,11 @@ def build_app(db: Path | str, users: Any, *, networks: tuple[Any, ...] = (), lis
 
     async def floor(request: Request) -> Response:
         auth.require(request)
-        return JSONResponse(served_view(store))
+        return JSONResponse(served_view(store, silent_after))
 
     async def stream(request: Request) -> Response:
         session = auth.require(request)  # the stream ends once its user logs out, expires or is removed
-        return events.response([sse("floor", served_view(store))], allowed=auth.still(session))
+        return events.response([sse("floor", served_view(store, silent_after))], allowed=auth.still(session))
 
     async def history(request: Request) -> Response:
         auth.require(request)
@@ -197,7 +204,7 @@ def default_users(db: Path | str) -> Path:
 
 def start_page(db: Path | str, listen: str, *, users: str | Path | None = None, certificate: str | None = None,
                key: str | None = None, networks: tuple[str, ...] = (), hosts: tuple[str, ...] = (),
-               trusted_proxies: tuple[str, ...] = ()) -> Page | None:
+               trusted_proxies: tuple[str, ...] = (), silent_after: float = SILENT_AFTER_S) -> Page | None:
     """Serve the page of the database ``db`` on ``listen`` (``HOST:PORT``), its logins from ``users``
     (:func:`default_users` by default; a file not there yet lets nobody in until a user is added),
     to browsers that reach it by the address it listens on or one of the names ``hosts``; the
@@ -234,7 +241,7 @@ def start_page(db: Path | str, listen: str, *, users: str | Path | None = None, 
         raise PageError(str(exc)) from None
     try:
         app, events, store = build_app(db, people, networks=allowed, listen_host=where.host, hosts=names,
-                                       proxies=proxies)
+                                       proxies=proxies, silent_after=silent_after)
     except FloorStoreError as exc:  # a database it can neither open nor make: said, not a traceback
         raise PageError(str(exc)) from None
     from controller.web.push import sse
@@ -246,7 +253,7 @@ def start_page(db: Path | str, listen: str, *, users: str | Path | None = None, 
             await asyncio.sleep(POLL_S)
             if not events.subscribers:
                 continue
-            now = served_view(store)
+            now = served_view(store, silent_after)
             if now != last:
                 events.send(sse("floor", now))
                 last = now

@@ -17,8 +17,13 @@ row after the last one acknowledged. The floor knows a row it holds by its seq a
 It also keeps the table's retained status topic (game, phase, point, last roll, camera and display
 health, and the journal's last row) and its ``online`` topic: ``online`` at each connection, and
 ``offline`` as the last will the broker publishes when the connection is lost, or on a clean exit.
-On a clean exit it sends what is left for up to :data:`DRAIN_S`; what it could not send goes at
-the next start (the cursor says from where).
+Every status carries the journal's head signed with the table's key (:mod:`controller.floor.signing`,
+made in the state directory at the first start); the last one of a clean exit says so (``end``),
+which is how the floor tells a table stopped from a table gone silent. On a clean exit it sends
+what is left for up to :data:`DRAIN_S`; what it could not send goes at the next start (the cursor
+says from where). Each failure to reach the broker is logged as it happens, once a kind
+(:class:`~controller.floor.broker.ReachWatch`), and :meth:`FloorPublisher.unreached_since` says
+since when (the pit's page shows it).
 """
 from __future__ import annotations
 
@@ -32,9 +37,10 @@ from itertools import islice
 from pathlib import Path
 from typing import Any, Callable
 
-from controller.floor.broker import (BrokerSettings, SessionWatch, connect, describe_takeover, make_client,
-                                     table_client_id)
+from controller.floor.broker import (BrokerSettings, ReachWatch, SessionWatch, connect, describe_takeover,
+                                     make_client, table_client_id)
 from controller.floor.cursor import Cursor, read_cursor, write_cursor
+from controller.floor.signing import SigningError, TableKey, status_material, table_key
 from controller.floor.topics import (MAX_BYTES, OFFLINE, ONLINE, Ack, PayloadError, ack_topic, online_topic,
                                      row_topic, status_payload, status_topic)
 from controller.journal import Entry, Journal, JournalError, export_line
@@ -114,14 +120,24 @@ class FloorPublisher:
         self._told: set[int] = set()  # rows the floor's copy disagrees with, logged once each
         self._too_large: set[int] = set()  # rows over the floor's limit, logged once each
         self._session = SessionWatch(clock)
+        self._reach = ReachWatch(f"table {table_id}", broker)
+        self._key: TableKey | None = None
 
     # -- the table's side: start, wake, close; none of them waits for the network but close ----
 
     def start(self) -> "FloorPublisher":
-        """Connect in the background and start sending; returns at once."""
+        """Take the table's key (made in the state directory if it has none), connect in the
+        background and start sending; returns at once. A key that cannot be made or read is logged:
+        the rows go all the same, and the floor raises ``unsigned`` at each status."""
+        try:
+            self._key = table_key(self.state_dir)
+        except SigningError as exc:
+            log.error("floor: table %s: %s; its statuses go unsigned, which the floor raises as an alert",
+                      self.table_id, exc)
         client = self._client_factory(self.broker, table_client_id(self.table_id))
         client.will_set(online_topic(self.table_id), OFFLINE, qos=1, retain=True)
         client.on_connect = self._on_connect
+        client.on_connect_fail = self._reach.failed
         client.on_disconnect = self._on_disconnect
         client.on_message = self._on_message
         client.max_queued_messages_set(WINDOW + CHUNK + 10)
@@ -138,6 +154,10 @@ class FloorPublisher:
     def progress(self) -> Progress:
         with self._lock:
             return Progress(self._journal_id, self._head[0], self._sent, self._acked, self._connected)
+
+    def unreached_since(self) -> str | None:
+        """Since when (UTC) the broker has not been reached, or None while it is."""
+        return self._reach.state()
 
     def close(self, drain_s: float = DRAIN_S) -> bool:
         """Send what is left for up to ``drain_s`` (until the floor acknowledges the journal's last
@@ -180,8 +200,9 @@ class FloorPublisher:
 
     def _on_connect(self, client: Any, userdata: Any, flags: Any, reason: Any, properties: Any = None) -> None:
         if getattr(reason, "is_failure", False):
-            log.warning("floor: broker %s refused table %s: %s", self.broker.url, self.table_id, reason)
+            self._reach.refused(reason)
             return
+        self._reach.reached()
         client.subscribe(ack_topic(self.table_id), qos=1)
         client.publish(online_topic(self.table_id), ONLINE, qos=1, retain=True)
         with self._lock:
@@ -194,6 +215,7 @@ class FloorPublisher:
     def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any, properties: Any = None) -> None:
         with self._lock:
             was, self._connected = self._connected, False
+        self._reach.lost()
         kind, times = self._session.lost(reason)
         if kind != SessionWatch.LOST:
             if times:
@@ -229,7 +251,7 @@ class FloorPublisher:
                 if stopping:
                     if connected and self._journal is not None:
                         self._follow_head()
-                        self._publish_status(force=True)  # the last word on the table, before "offline"
+                        self._publish_status(force=True, end=True)  # the last word on the table, before "offline"
                     break
                 try:
                     if self._journal is None:
@@ -270,7 +292,10 @@ class FloorPublisher:
             self._sent = self._acked = start
             self._progress_at = self._clock()
         self._journal = journal
-        self._cursor_saved = Cursor(first.hash, start)
+        # Written at once, not only at the first acknowledgement: `journal archive` refuses what
+        # the floor has not acknowledged, and a table that never reached its floor has a cursor too.
+        self._cursor_saved = cursor if cursor is not None and cursor.journal == first.hash else None
+        self._save_cursor(force=True)
 
     def _close_journal(self) -> None:
         if self._journal is not None:
@@ -391,9 +416,10 @@ class FloorPublisher:
             return
         self._cursor_saved, self._cursor_at = cursor, self._clock()
 
-    def _publish_status(self, force: bool = False) -> None:
+    def _publish_status(self, force: bool = False, end: bool = False) -> None:
         """The retained status, when it changed (at most every :data:`STATUS_EVERY_S`), after each
-        connection, and every :data:`STATUS_HEARTBEAT_S` when nothing changed."""
+        connection, and every :data:`STATUS_HEARTBEAT_S` when nothing changed; signed (the journal's
+        head, the time, and ``end`` on the last one of a clean stop)."""
         try:
             status = dict(self._status()) if self._status is not None else {}
         except Exception:  # noqa: BLE001 - a status that cannot be made is logged, the rows still go
@@ -404,8 +430,10 @@ class FloorPublisher:
         since = self._clock() - self._status_at
         if not force and (since < STATUS_EVERY_S or (status == self._status_sent and since < STATUS_HEARTBEAT_S)):
             return  # changed again too soon (the next round publishes it), or unchanged and heard lately
-        self._client.publish(status_topic(self.table_id), status_payload({**status, "at": utc_now()}), qos=1,
-                             retain=True)
+        signed = {**status, "at": utc_now(), **({"end": True} if end else {})}
+        if self._key is not None:
+            signed["key"], signed["sig"] = self._key.sign(status_material(self.table_id, signed))
+        self._client.publish(status_topic(self.table_id), status_payload(signed), qos=1, retain=True)
         self._status_sent, self._status_at = status, self._clock()
 
 

@@ -9,7 +9,13 @@ was lost (a broker restarted without persistence) learns it again from the dupli
 A new alert on a table's journal asks it for the whole journal again, so that the first row
 that differs from the copy is named, not only the one that showed it.
 A row past a gap asks the table to send again from the copy's last row (at most once a second a
-table). On each connection the floor acknowledges every table's current journal again.
+table). On each connection the floor acknowledges every table's journal seen last again. Every
+second the store thread also raises the alerts held back while their minute ran
+(:meth:`~controller.floor.store.FloorStore.flush_alerts`).
+
+A database that cannot be written (a full disk, a server gone) ends the store thread with its
+reason (:attr:`FloorService.failure`), before anything more is acknowledged: the floor stops with
+that sentence, its copy as it was at the last commit.
 
 The floor's MQTT session is persistent (MQTT 5, resumed at each connection, never expiring), so a
 broker that keeps sessions queues the rows that come while the floor is down; a broker that does
@@ -32,7 +38,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from controller.floor.backends import describe, is_url
-from controller.floor.broker import BrokerSettings, SessionWatch, connect, describe_takeover, make_client
+from controller.floor.broker import (BrokerSettings, ReachWatch, SessionWatch, connect, describe_takeover,
+                                    make_client)
 from controller.floor.judge import Verdict
 from controller.floor.store import Alert, FloorStore, FloorStoreError
 from controller.floor.topics import (FLOOR_SUBSCRIPTIONS, MAX_BYTES, Ack, PayloadError, TableTopic, ack_topic,
@@ -90,6 +97,7 @@ class FloorService:
         self._failure: BaseException | None = None
         self._stopping = False
         self._session = SessionWatch(clock)
+        self._reach = ReachWatch("floor", broker)
         self._oversized: set[tuple[str, str]] = set()  # (table, kind) whose last message was too large
         self.stored = 0
         """Rows stored since the start (the bench reads it)."""
@@ -105,6 +113,7 @@ class FloorService:
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
         client.on_message = self._on_message
+        client.on_connect_fail = self._reach.failed
         client.max_inflight_messages_set(100)
         self._client = client
         connect(client, self.broker, persistent=True)
@@ -127,12 +136,18 @@ class FloorService:
     def alive(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
 
+    @property
+    def failure(self) -> str | None:
+        """Why the store thread stopped (the database could not be written), or None."""
+        return None if self._failure is None else str(self._failure)
+
     # -- paho's thread -----------------------------------------------------------------------
 
     def _on_connect(self, client: Any, userdata: Any, flags: Any, reason: Any, properties: Any = None) -> None:
         if getattr(reason, "is_failure", False):
-            log.error("floor: the broker %s refused the floor: %s", self.broker.url, reason)
+            self._reach.refused(reason)
             return
+        self._reach.reached()
         for topic in FLOOR_SUBSCRIPTIONS:
             client.subscribe(topic, qos=1)
         self._connected.set()
@@ -142,6 +157,7 @@ class FloorService:
         log.info("floor: connected to %s", self.broker.url)
 
     def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any, properties: Any = None) -> None:
+        self._reach.lost()
         kind, times = self._session.lost(reason)
         if kind != SessionWatch.LOST:
             if times:
@@ -173,7 +189,10 @@ class FloorService:
             running = True
             while running:
                 batch: list[Message] = []
-                item = self._inbox.get()
+                try:
+                    item: Message | None = self._inbox.get(timeout=1.0)
+                except queue.Empty:
+                    item = Message("", b"", False)  # a second without a message: the alerts held back are due
                 while True:
                     if item is None:
                         running = False
@@ -186,6 +205,9 @@ class FloorService:
                     except queue.Empty:
                         break
                 self._take(store, batch)
+        except Exception as exc:  # noqa: BLE001 - sqlite3's, psycopg's or the disk's: the floor stops with the reason
+            self._failure = FloorStoreError(f"cannot write the floor database {describe(self.db)}: {exc}; it holds "
+                                            "every row it acknowledged")
         finally:
             store.close()
 
@@ -196,6 +218,7 @@ class FloorService:
         try:
             for message in batch:
                 self._one(store, message, acks, alerts)
+            alerts += store.flush_alerts()
             store.commit()
         except BaseException:
             store.rollback()
@@ -246,14 +269,16 @@ class FloorService:
                 log.warning("floor: table %s: %s", table, exc)
                 return
             alert = store.set_status(table, status, live=not message.retained)
-            if alert is not None and alert.journal is not None:
+            if alert is not None:
                 alerts.append(alert)
-                acks[table] = Ack(alert.journal, 0, None, resend=True)  # every row again: which one differs first?
+                if alert.journal is not None and alert.kind in ("cut", "rewritten"):
+                    acks[table] = Ack(alert.journal, 0, None, resend=True)  # every row again: which one differs first?
             return
         assert where.journal is not None
         outcome = store.receive(table, where.journal, message.payload)
         if outcome.alert is not None:
             alerts.append(outcome.alert)
+        if outcome.alert is not None and outcome.verdict is Verdict.BREAK:
             # Every row again: the rows before this one are compared, so the first that differs is named.
             acks[table] = Ack(where.journal, 0, None, resend=True)
             return

@@ -73,6 +73,10 @@ def size_limit(topic: str) -> int:
         return max(MAX_BYTES.values())
 
 
+#: A table sends a status at least every minute; one not heard for this long (``dicetable floor
+#: --silent-after``'s default), whose last word was not its clean stop, is silent.
+SILENT_AFTER_S = 120
+
 #: What the floor subscribes to.
 FLOOR_SUBSCRIPTIONS = (f"{ROOT}/table/+/row/+", f"{ROOT}/table/+/status", f"{ROOT}/table/+/online")
 

@@ -9,10 +9,12 @@ import sqlite3
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from controller.journal.chain import canonical_json
 from controller.journal.errors import JournalError
+from controller.journal.handover import Handover, write_handover
+from controller.journal.identity import Predecessor, archived_material, identity_of
 from controller.journal.lock import ARCHIVE, WriterLock
 from controller.journal.mark import mark_path
 from controller.journal.paths import JOURNAL_FILE, beside, no_journal, sync_folder
@@ -33,9 +35,16 @@ class Archived:
         return {"archived": str(self.path), **self.report.to_json()}
 
 
-def archive(state_dir: Path | str, to: Path | str) -> Archived:
+#: Signs what a table signs (bytes): its public key and the signature, each in base64.
+Signer = Callable[[bytes], tuple[str, str]]
+
+
+def archive(state_dir: Path | str, to: Path | str, *, reason: str | None = None, sign: Signer | None = None) -> Archived:
     """Move the journal of ``state_dir`` into the folder ``to`` as one self-contained file, so that
-    the next start of the table begins a new journal.
+    the next start of the table begins a new journal, and hand the archived journal over to it
+    (:mod:`controller.journal.handover`): its first row's hash, its own id and its last row,
+    signed with ``sign`` (the table's key) when given, and ``reason`` (``--force --reason``). A
+    journal whose chain is broken is handed over to no one: the next one names no predecessor.
 
     Why not ``mv`` or ``cp``: a copy taken while the journal is written may catch a commit half
     done; ``mv`` leaves the mark (``journal.committed``), which then stops the next start; and a
@@ -57,6 +66,12 @@ def archive(state_dir: Path | str, to: Path | str) -> Archived:
         raise JournalError(f"cannot archive the journal {source}: {exc}") from exc
     try:
         target, report = _verified_copy(source, Path(to).absolute())
+        if report.ok:
+            try:
+                write_handover(source, Handover(predecessor(source, report.rows, report.head, sign), reason))
+            except OSError as exc:
+                raise JournalError(f"copied {source} to {target}, but could not leave the next journal its "
+                                   f"predecessor beside it: {exc}; nothing was removed") from exc
         # The mark first, on disk before the file goes: a journal left without it starts as it is;
         # a mark left without its journal stops the next start. Then the file: a -wal left behind
         # alone stops it too, a file would not.
@@ -73,6 +88,18 @@ def archive(state_dir: Path | str, to: Path | str) -> Archived:
     finally:
         lock.release()
     return Archived(target, report)
+
+
+def predecessor(source: Path, seq: int, head: str, sign: Signer | None) -> Predecessor:
+    """The journal at ``source``, ending at row ``seq`` (hash ``head``), as the next one names it
+    (signed with ``sign`` when given)."""
+    with Journal(source, readonly=True) as journal:
+        first = journal.first_entry()
+    assert first is not None  # _verified_copy refused a journal without rows
+    key = sig = None
+    if sign is not None:
+        key, sig = sign(archived_material(first.hash, seq, head))
+    return Predecessor(first.hash, seq, head, identity_of(first.event).id, key, sig)
 
 
 def _verified_copy(source: Path, folder: Path) -> tuple[Path, VerifyReport]:

@@ -11,7 +11,9 @@ effects the cut prevented from being written (so nothing settled is lost).
 The chain is verified before the replay: an altered journal is refused, not
 replayed. The first row of a journal says which game and which rules it holds
 (``{"event": "table", "game": ..., "rules": {...}}``); a journal is never
-replayed under other rules.
+replayed under other rules. A new journal's first row also names the table, its own id and the
+journal before it (:mod:`controller.journal.identity`); a journal written before first rows did is
+replayed as it always was.
 """
 from __future__ import annotations
 
@@ -22,6 +24,8 @@ from typing import Any, Callable, Iterator, Mapping
 
 from controller.journal import EFFECT, INPUT, ORIGIN, Entry, Journal, JournalError, verify
 from controller.journal.chain import INPUT_LEVELS, comparable_json, deeper_than, storable, unstorable
+from controller.journal.handover import clear_handover, read_handover
+from controller.journal.identity import identity_fields
 from controller.rules import TableConfig
 from controller.table import flow
 from controller.table.flow import Step, TableState
@@ -199,8 +203,10 @@ class JournaledTable:
 
     @classmethod
     def open(cls, journal: Journal, game: str, config: TableConfig,
-             progress: Callable[[int, int], None] | None = None) -> "JournaledTable":
-        """Recover the table from its journal (a new journal starts with the table header).
+             progress: Callable[[int, int], None] | None = None, table_id: str | None = None) -> "JournaledTable":
+        """Recover the table from its journal. A new journal starts with the table header, which names
+        the table (``table_id``, its id on the floor), the journal's own id and the journal archived
+        before it, as ``journal archive`` handed it over (:mod:`controller.journal.handover`).
 
         The rows are read a page at a time and replayed a round at a time (:func:`rounds`), so the
         memory a recovery takes does not grow with the journal. ``progress(done, total)`` is called
@@ -209,7 +215,11 @@ class JournaledTable:
         """
         total = fitting_rows(journal, game, config)
         if not total:
-            journal.append(table_header(game, config), INPUT)
+            handover = read_handover(journal.path)
+            journal.append(table_header(game, config) | identity_fields(
+                table_id, handover.after if handover else None, handover.reason if handover else None), INPUT)
+            if handover is not None:
+                clear_handover(journal.path)
             return cls(journal, flow.new_table(game, config))
         state = flow.new_table(game, config)
         replayed = completed = 0

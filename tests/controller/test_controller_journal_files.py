@@ -252,7 +252,8 @@ def test_archive_after_a_crash_keeps_every_row(tmp_path, capsys, crash):
     path = Path(done.pop("archived"))
     assert done == before and before["rows"] == 30
     assert path.parent == shelf and ARCHIVE_NAME.fullmatch(path.name).group(1) == "30"
-    assert _files(state) == {"journal.lock"}  # journal.sqlite3, its mark and SQLite's files are gone
+    # journal.sqlite3, its mark and SQLite's files are gone; the handover names it to the next journal
+    assert _files(state) == {"journal.lock", "journal.next"}
 
     assert _rows_in_the_file_alone(path) == 30  # self-contained: no log beside it
     assert main(["journal", "--file", str(path), "verify"]) == 0

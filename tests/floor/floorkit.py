@@ -10,10 +10,14 @@ from typing import Callable
 from controller.floor.broker import parse_broker
 from controller.floor.publisher import FloorPublisher
 from controller.floor.service import FloorService
+from controller.floor.signing import TableKey, status_material
 from controller.floor.store import FloorStore
 from controller.journal import Journal, entry_hash, export_lines
 from controller.journal.chain import canonical_json
+from controller.journal.handover import clear_handover, read_handover
+from controller.journal.identity import identity_fields
 from controller.journal.mark import Mark, MarkWriter
+from controller.journal.store import utc_now
 
 
 def wait_until(condition: Callable[[], bool], timeout: float = 20.0, what: str = "the condition") -> None:
@@ -38,8 +42,11 @@ class Table:
         self.state_dir = Path(state_dir)
         self.table_id = table_id
         self.journal = Journal.open(self.state_dir)
-        if not len(self.journal):
-            self.journal.append({"event": "table", "game": "craps", "rules": {}})
+        if not len(self.journal):  # a header as the table writes one, naming the journal archived before it
+            handover = read_handover(self.journal.path)
+            self.journal.append({"event": "table", "game": "craps", "rules": {}, **identity_fields(
+                table_id, handover.after if handover else None, handover.reason if handover else None)})
+            clear_handover(self.journal.path)
         self.publisher = FloorPublisher(self.state_dir, table_id, parse_broker(broker.url(user or table_id), cafile=cafile),
                                         status=lambda: {"game": "craps", "phase": "betting"}).start()
 
@@ -52,6 +59,30 @@ class Table:
         done = self.publisher.close(drain_s)
         self.journal.close()
         return done
+
+
+def signed(key: TableKey, table: str, status: dict) -> dict:
+    """``status`` as table ``table`` publishes it: timed now, and signed with ``key``."""
+    status = {"at": utc_now(), **status}
+    status["key"], status["sig"] = key.sign(status_material(table, status))
+    return status
+
+
+def table_login(broker, user: str):
+    """A client logged in as table ``user`` (the ACL lets it write that table's topics): the table's
+    broker login, as whoever took its password has it."""
+    import threading
+
+    import paho.mqtt.client as mqtt
+
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"rogue-{user}")
+    client.username_pw_set(user, broker.users[user])
+    connected = threading.Event()
+    client.on_connect = lambda *args: connected.set()
+    client.connect("127.0.0.1", broker.port)
+    client.loop_start()
+    assert connected.wait(5)
+    return client
 
 
 def journal_lines(state_dir: Path) -> list[str]:

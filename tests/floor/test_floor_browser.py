@@ -15,28 +15,32 @@ import pytest
 
 from controller.floor.page import start_page
 from controller.floor.store import FloorStore
+from controller.floor.signing import table_key
 from controller.journal import Journal, export_line
+
+from floorkit import signed
 from controller.web.users import add_user
 
 @pytest.fixture
 def floor_page(tmp_path):
     """A floor holding two tables (craps-1 online, craps-2 offline with an alert), its page on a free
     port of loopback, and a user ``pat``."""
-    with Journal.open(tmp_path / "t") as journal:
-        journal.append({"event": "table", "game": "craps", "rules": {}})
-        journal.append({"event": "bet", "seat": "A", "bet": "pass", "amount": 500})
-        lines = [export_line(e) for e in journal.entries()]
-    first = json.loads(lines[0])["hash"]
     with FloorStore(tmp_path / "floor.sqlite3") as store:
         store.begin()
         for table in ("craps-1", "craps-2"):
+            with Journal.open(tmp_path / table) as journal:
+                journal.append({"event": "table", "game": "craps", "rules": {}, "table": table})
+                journal.append({"event": "bet", "seat": "A", "bet": "pass", "amount": 500})
+                lines = [export_line(e) for e in journal.entries()]
             for line in lines:
-                store.receive(table, first, line)
-        store.set_status("craps-1", {"game": "craps", "phase": "betting", "point": 6, "last_roll": [2, 4], "rolls": 9,
-                                     "camera": "ok", "display": "ok", "journal": first, "seq": 2}, live=False)
+                store.receive(table, json.loads(lines[0])["hash"], line)
+        first = store.current_journal("craps-1")
+        store.set_status("craps-1", signed(table_key(tmp_path / "key"), "craps-1", {
+            "game": "craps", "phase": "betting", "point": 6, "last_roll": [2, 4], "rolls": 9, "camera": "ok",
+            "display": "ok", "journal": first, "seq": 2}), live=False)
         store.set_online("craps-1", "online")
         store.set_online("craps-2", "offline")
-        store.raise_alert("craps-2", first, 2, "cut", "rows were cut off its end")
+        store.raise_alert("craps-2", store.current_journal("craps-2"), 2, "cut", "rows were cut off its end")
         store.commit()
     add_user(tmp_path / "floor-users", "pat", "pit", "watch-the-floor")
     page = start_page(tmp_path / "floor.sqlite3", "127.0.0.1:0", users=str(tmp_path / "floor-users"))

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from controller.floor.judge import RowError, Verdict, judge, parse_row, replaced_fault, status_fault
+from controller.floor.judge import RowError, Verdict, judge, parse_row, status_fault
 from controller.journal import Entry, GENESIS, entry_hash, export_line
 from controller.journal.chain import canonical_json
 
@@ -80,10 +80,3 @@ def test_a_live_status_that_ends_before_the_copy_says_rows_were_cut():
     assert status_fault({"seq": 12, "head": "h12"}, tail, None) is None
     assert status_fault({"seq": 10, "head": "h10"}, tail, "h10") is None
     assert status_fault({"seq": 7, "head": "h7"}, None, None) is None
-
-
-def test_a_new_journal_older_than_the_last_row_of_the_one_before_is_a_rewrite_from_row_one():
-    assert "rewritten from its first row" in replaced_fault("2026-12-01T10:00:00.000+00:00",
-                                                            "2026-12-01T11:00:00.000+00:00")
-    assert replaced_fault("2026-12-01T12:00:00.000+00:00", "2026-12-01T11:00:00.000+00:00") is None
-    assert replaced_fault("2026-12-01T12:00:00.000+00:00", None) is None

@@ -7,9 +7,12 @@ import pytest
 from starlette.testclient import TestClient
 
 from controller.floor.page import PageError, build_app, floor_view, start_page
+from controller.floor.signing import table_key
 from controller.floor.store import FloorStore
 from controller.journal import Journal, export_line
 from controller.web.users import add_user
+
+from floorkit import signed
 
 
 @pytest.fixture
@@ -20,22 +23,26 @@ def users(tmp_path):
 
 
 def _floor(tmp_path) -> FloorStore:
-    """A floor holding two tables: craps-1 online with a status, craps-2 offline with an alert."""
-    with Journal.open(tmp_path / "t") as journal:
-        journal.append({"event": "table", "game": "craps", "rules": {}})
-        journal.append({"event": "bet", "seat": "A", "bet": "pass", "amount": 500})
-        lines = [export_line(e) for e in journal.entries()]
-    first = json.loads(lines[0])["hash"]
+    """A floor holding two tables: craps-1 online with a signed status, craps-2 offline with an alert."""
     store = FloorStore(tmp_path / "floor.sqlite3")
     store.begin()
     for table in ("craps-1", "craps-2"):
+        with Journal.open(tmp_path / table) as journal:
+            journal.append({"event": "table", "game": "craps", "rules": {}, "table": table})
+            journal.append({"event": "bet", "seat": "A", "bet": "pass", "amount": 500})
+            lines = [export_line(e) for e in journal.entries()]
+        first = json.loads(lines[0])["hash"]
         for line in lines:
             store.receive(table, first, line)
-    store.set_status("craps-1", {"game": "craps", "phase": "betting", "point": 6, "last_roll": [2, 4], "rolls": 9,
-                                 "camera": "ok", "display": "not answering", "journal": first, "seq": 2}, live=False)
+    key = table_key(tmp_path / "key")
+    first = store.current_journal("craps-1")
+    assert first is not None and (tail := store.tail("craps-1", first)) is not None
+    store.set_status("craps-1", signed(key, "craps-1", {
+        "game": "craps", "phase": "betting", "point": 6, "last_roll": [2, 4], "rolls": 9, "camera": "ok",
+        "display": "not answering", "journal": first, "seq": 2, "head": tail[1]}), live=False)
     store.set_online("craps-1", "online")
     store.set_online("craps-2", "offline")
-    store.raise_alert("craps-2", first, 2, "cut", "rows were cut off its end")
+    store.raise_alert("craps-2", store.current_journal("craps-2"), 2, "cut", "rows were cut off its end")
     store.commit()
     return store
 

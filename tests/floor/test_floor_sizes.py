@@ -4,27 +4,13 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
 
-import paho.mqtt.client as mqtt
 
 from controller.cli import main
 from controller.floor.store import FloorStore
 from controller.floor.topics import MAX_BYTES, online_topic, row_topic, size_limit, status_topic
 
-from floorkit import Table, floor_alerts, floor_holds, journal_lines, start_floor, wait_until
-
-
-def _table_client(broker, user: str) -> mqtt.Client:
-    """A client logged in as table ``user``, free to write that table's topics (the ACL's word)."""
-    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"rogue-{user}")
-    client.username_pw_set(user, broker.users[user])
-    connected = threading.Event()
-    client.on_connect = lambda *args: connected.set()
-    client.connect("127.0.0.1", broker.port)
-    client.loop_start()
-    assert connected.wait(5)
-    return client
+from floorkit import Table, floor_alerts, floor_holds, journal_lines, start_floor, table_login, wait_until
 
 
 def _state(db, table: str) -> dict:
@@ -43,7 +29,7 @@ def test_a_status_or_online_word_too_large_is_refused_and_said_once(tmp_path, br
     caplog.set_level(logging.ERROR)
     db = tmp_path / "floor.sqlite3"
     floor = start_floor(db, broker)
-    rogue = _table_client(broker, "craps-1")
+    rogue = table_login(broker, "craps-1")
     try:
         small = json.dumps({"game": "craps", "phase": "betting"})
         rogue.publish(status_topic("craps-1"), small, qos=1).wait_for_publish(5)
@@ -55,7 +41,7 @@ def test_a_status_or_online_word_too_large_is_refused_and_said_once(tmp_path, br
         wait_until(lambda: "refused an online message of 120 bytes" in caplog.text, what="the online word refused")
         assert _state(db, "craps-1")["status"] == json.loads(small)  # the last status that fitted
         assert caplog.text.count(f"refused a status message of {len(large)} bytes") == 1  # once, not thrice
-        assert not floor_alerts(db)
+        assert [a.kind for a in floor_alerts(db)] == ["unsigned"]  # no signature: shown, never judged
         rogue.publish(status_topic("craps-1"), small, qos=1).wait_for_publish(5)  # one that fits again ...
         rogue.publish(status_topic("craps-1"), large, qos=1).wait_for_publish(5)  # ... so the next is said again
         wait_until(lambda: caplog.text.count("refused a status message") == 2, what="the status refused again")
@@ -72,7 +58,7 @@ def test_a_row_too_large_raises_an_alert_and_check_names_it(tmp_path, broker, ca
         table.bets(3)
         wait_until(floor_holds(db, table.state_dir, "craps-1"), what="the floor's copy")
         journal = json.loads(journal_lines(table.state_dir)[0])["hash"]
-        rogue = _table_client(broker, "craps-2")
+        rogue = table_login(broker, "craps-2")
         rogue.publish(row_topic("craps-2", journal), "x" * (MAX_BYTES["row"] + 1), qos=1).wait_for_publish(5)
         wait_until(lambda: bool(floor_alerts(db)), what="the alert")
         rogue.loop_stop()

@@ -12,14 +12,17 @@ from controller.floor.judge import Verdict
 from controller.floor.store import FloorStore
 from controller.journal import Journal, entry_hash, export_line
 from controller.journal.chain import canonical_json
+from controller.floor.signing import table_key
+
+from floorkit import signed
 
 TABLE = "craps-1"
 
 
-def journal_rows(tmp_path, count: int, name: str = "t") -> list[str]:
-    """``count`` rows of a real journal, as ``journal export`` prints them."""
+def journal_rows(tmp_path, count: int, name: str = "t", **identity) -> list[str]:
+    """``count`` rows of a real journal, as ``journal export`` prints them (``identity``: keys of its header)."""
     with Journal.open(tmp_path / name) as journal:
-        journal.append({"event": "table", "game": "craps", "rules": {}})
+        journal.append({"event": "table", "game": "craps", "rules": {}, **identity})
         for n in range(1, count):
             journal.append({"event": "bet", "seat": "A", "bet": "pass", "amount": 100 * n})
         return [export_line(e) for e in journal.entries()]
@@ -102,19 +105,22 @@ def test_the_log_of_an_alert_that_names_no_row_says_the_journal_alone(tmp_path, 
 def test_a_live_status_ending_before_the_copy_is_a_cut_but_a_retained_one_is_not_judged(tmp_path):
     lines = journal_rows(tmp_path, 6)
     journal = first_hash(lines[0])
+    key = table_key(tmp_path / "key")
     with FloorStore(tmp_path / "floor.sqlite3") as store:
         take(store, journal, lines)
         old = {"journal": journal, "seq": 4, "head": first_hash(lines[3])}
         store.begin()
-        assert store.set_status(TABLE, old, live=False) is None
-        alert = store.set_status(TABLE, old, live=True)
+        assert store.set_status(TABLE, signed(key, TABLE, {"at": "2026-12-01T10:00:00.000+00:00", **old}),
+                                live=False) is None
+        alert = store.set_status(TABLE, signed(key, TABLE, {"at": "2026-12-01T10:00:01.000+00:00", **old}), live=True)
         store.commit()
         assert alert is not None and alert.kind == "cut" and alert.seq == 4 and "cut off its end" in alert.message
 
 
 def test_each_journal_of_a_table_is_its_own_chain_and_export_prints_the_current_one(tmp_path, capsys):
     first = journal_rows(tmp_path, 3, "first")
-    second = journal_rows(tmp_path, 2, "second")
+    after = {"journal": first_hash(first[0]), "seq": 3, "head": first_hash(first[2])}
+    second = journal_rows(tmp_path, 2, "second", table=TABLE, after=after)
     db = tmp_path / "floor.sqlite3"
     with FloorStore(db) as store:
         take(store, first_hash(first[0]), first)

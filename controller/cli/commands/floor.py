@@ -5,15 +5,23 @@
   serve the floor page (127.0.0.1:8090 by default); until SIGTERM or ^C.
 - ``dicetable floor --db FILE export --table ID``: that table's rows of its current journal,
   exactly as ``dicetable journal export`` prints them at the table.
-- ``dicetable floor --db FILE check``: exit 0 when every table's copy is an unbroken chain and no
-  alert stands; 1, naming each table and row, otherwise.
+- ``dicetable floor --db FILE check``: exit 0 when every table's copy is an unbroken chain, no
+  alert stands and no table is silent; 1, naming each table and row, otherwise. Rows no signed
+  head covers yet are listed as pending, which fails nothing.
+- ``dicetable floor --db FILE accept --table ID --journal HEAD --reason TEXT``: after the
+  investigation, link that journal into the table's line (a table rebuilt on a new card), recorded.
+- ``dicetable floor --db FILE enroll TABLE_ID PUBKEY_FILE``: pin a table's key before it first speaks.
 
-Read-only actions open the database beside the running service.
+``export``, ``check`` and ``tables`` open the database read-only beside the running service;
+``accept`` and ``enroll`` add a record to it, which the service reads at the table's next message.
 """
 from __future__ import annotations
 
 import argparse
 import sys
+
+from controller.cli.argtypes import at_least
+from controller.floor.topics import SILENT_AFTER_S
 
 NAME = "floor"
 HELP = "the floor: keep every table's journal from an MQTT broker, check it, serve the floor page"
@@ -43,15 +51,31 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--client-id", metavar="ID",
                         help="the floor's MQTT client id (default: dicetable-floor-HOST-DIGEST, from this machine's "
                              "name and the database): two floors on one broker need two ids")
+    parser.add_argument("--silent-after", type=at_least(1), default=SILENT_AFTER_S, metavar="S",
+                        help="a table not heard for S seconds (a signed status at least every minute), whose last "
+                             f"word was not its clean stop, is silent: shown on the page, and check fails (default "
+                             f"{SILENT_AFTER_S})")
     parser.add_argument("-v", "--verbose", action="store_true", help="log every connection and resend")
     actions = parser.add_subparsers(dest="action", metavar="ACTION")
     export = actions.add_parser("export", help="a table's rows of its current journal, as `journal export` prints them")
     export.add_argument("--table", required=True, metavar="ID", help="the table id")
     export.add_argument("--journal", metavar="HASH",
                         help="an earlier journal of the table (its first row's hash, as `tables` lists it)")
-    actions.add_parser("check", help="exit 0 when every copy is an unbroken chain and no alert stands, else 1 "
-                                     "naming the table and row")
+    actions.add_parser("check", help="exit 0 when every copy is an unbroken chain, no alert stands and no table is "
+                                     "silent, else 1 naming the table and row; rows not yet under a signed head are "
+                                     "listed as pending")
     actions.add_parser("tables", help="every table: its journals, rows held, status and alerts, as JSON lines")
+    accept = actions.add_parser("accept", help="after the investigation, link a journal the floor holds into its "
+                                               "table's line (a table rebuilt on a new card), recorded with the reason")
+    accept.add_argument("--table", required=True, metavar="ID", help="the table id")
+    accept.add_argument("--journal", required=True, metavar="HEAD",
+                        help="the journal to accept: its first row's hash, as the replaced alert and `tables` name it")
+    accept.add_argument("--reason", required=True, metavar="TEXT", help="why, for the record")
+    enroll = actions.add_parser("enroll", help="pin a table's public key before it first speaks")
+    enroll.add_argument("table_id", metavar="TABLE_ID")
+    enroll.add_argument("pubkey_file", metavar="PUBKEY_FILE",
+                        help="the table's table.pub (beside its table.key in its state directory)")
+    enroll.add_argument("--reason", metavar="TEXT", help="needed to pin another key than the one pinned, for the record")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -68,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     from controller.floor.store import FloorStore, FloorStoreError
 
     try:
-        store = FloorStore(args.db, readonly=True)
+        store = FloorStore(args.db, readonly=args.action not in ("accept", "enroll"))
     except FloorStoreError as exc:
         print(f"dicetable floor: {exc}", file=sys.stderr)
         return 2
@@ -76,12 +100,16 @@ def run(args: argparse.Namespace) -> int:
         if args.action == "export":
             return _export(store, args.table, args.journal)
         if args.action == "check":
-            return _check(store)
-        return _tables(store)
+            return _check(store, args.silent_after)
+        if args.action == "accept":
+            return _accept(store, args.table, args.journal, args.reason)
+        if args.action == "enroll":
+            return _enroll(store, args.table_id, args.pubkey_file, args.reason)
+        return _tables(store, args.silent_after)
 
 
 def _export(store, table: str, journal: str | None) -> int:
-    if journal is None and table not in store.current_journals():
+    if journal is None and store.current_journal(table) is None:
         known = ", ".join(store.current_journals()) or "none yet"
         print(f"dicetable floor export: the floor holds no journal of table {table!r} (tables: {known})",
               file=sys.stderr)
@@ -94,29 +122,77 @@ def _export(store, table: str, journal: str | None) -> int:
     return 0
 
 
-def _check(store) -> int:
-    from controller.floor.check import alert_problems, chain_problems
+def _check(store, silent_after: float) -> int:
+    from controller.floor.check import alert_problems, chain_problems, silent_problems
     from controller.jsonlines import json_line
 
-    problems = chain_problems(store.raw_rows()) + alert_problems(store.alerts())
+    alerts = store.alerts()
+    problems = (chain_problems(store.raw_rows()) + alert_problems(a for a in alerts if not a.accepted)
+                + silent_problems(store.silent(silent_after), silent_after))
     journals = sum(len(store.journals(t)) for t in store.tables())
     for problem in problems:
         print(json_line(problem.to_json()))
         print(f"dicetable floor check: {problem}", file=sys.stderr)
+    pending = store.pending()
+    for table, journal, first, last in pending:
+        print(json_line({"table": table, "journal": journal, "pending": [first, last]}))
+        print(f"dicetable floor check: table {table} (journal {journal[:12]}): rows {first} to {last} not yet under a "
+              "signed head (pending)", file=sys.stderr)
     if not problems:
-        print(json_line({"ok": True, "tables": len(store.tables()), "journals": journals}))
+        print(json_line({"ok": True, "tables": len(store.tables()), "journals": journals,
+                         "pending": sum(last - first + 1 for _, _, first, last in pending),
+                         "accepted": sum(1 for a in alerts if a.accepted)}))
     return 1 if problems else 0
 
 
-def _tables(store) -> int:
+def _accept(store, table: str, journal: str, reason: str) -> int:
+    from controller.floor.store import FloorStoreError
     from controller.jsonlines import json_line
 
-    states = store.states()
+    if not reason.strip():
+        print("dicetable floor accept: --reason must say why", file=sys.stderr)
+        return 2
+    try:
+        store.accept(table, journal, reason.strip())
+    except FloorStoreError as exc:
+        print(f"dicetable floor accept: {exc}", file=sys.stderr)
+        return 2
+    print(json_line({"table": table, "current": store.current_journal(table), "key": store.pinned_key(table),
+                     "reason": reason.strip()}))
+    return 0
+
+
+def _enroll(store, table: str, pubkey_file: str, reason: str | None) -> int:
+    from controller.floor.signing import SigningError, read_public
+    from controller.floor.store import FloorStoreError
+    from controller.floor.topics import table_id_problem
+    from controller.jsonlines import json_line
+
+    problem = table_id_problem(table)
+    if problem:
+        print(f"dicetable floor enroll: TABLE_ID {problem}", file=sys.stderr)
+        return 2
+    try:
+        key = read_public(pubkey_file)
+        pinned = store.enroll(table, key, (reason or "").strip() or None)
+    except (SigningError, FloorStoreError) as exc:
+        print(f"dicetable floor enroll: {exc}", file=sys.stderr)
+        return 2
+    print(json_line({"table": table, "key": key, "pinned": "now" if pinned else "already"}))
+    return 0
+
+
+def _tables(store, silent_after: float) -> int:
+    from controller.jsonlines import json_line
+
+    states, keys, silent, current = store.states(), store.keys(), store.silent(silent_after), store.current_journals()
     for table in store.tables():
         state = states.get(table, {})
-        print(json_line({"table": table, "online": state.get("online"), "status": state.get("status"),
+        print(json_line({"table": table, "online": state.get("online"), "silent": table in silent,
+                         "heard_at": state.get("heard_at"), "status": state.get("status"),
+                         "current": current.get(table), "key": keys.get(table),
                          "journals": [{"journal": j, "first_ts": ts, "rows": n} for j, ts, n in store.journals(table)],
-                         "alerts": len(store.alerts(table))}))
+                         "alerts": sum(1 for a in store.alerts(table) if not a.accepted)}))
     return 0
 
 
@@ -145,7 +221,7 @@ def _serve(args: argparse.Namespace) -> int:
         try:
             page = start_page(args.db, args.listen, users=args.users, certificate=args.certificate, key=args.key,
                               networks=tuple(args.networks), hosts=tuple(args.hosts),
-                              trusted_proxies=tuple(args.trusted_proxies))
+                              trusted_proxies=tuple(args.trusted_proxies), silent_after=args.silent_after)
         except PageError as exc:
             print(f"dicetable floor: {exc}", file=sys.stderr)
             return 2
@@ -169,7 +245,7 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         while not stop.wait(0.5):
             if not service.alive:
-                print("dicetable floor: the store stopped (see the log above)", file=sys.stderr)
+                print(f"dicetable floor: {service.failure or 'the store stopped (see the log above)'}", file=sys.stderr)
                 return 3
     finally:
         service.stop()

@@ -82,8 +82,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         "(journal-<first row's UTC time>-<last seq>.sqlite3), so the next start begins a new one")
     archive.add_argument("--to", required=True, metavar="DIR", help="the archive folder (made if missing)")
     archive.add_argument("--force", action="store_true",
-                         help="archive even with bets on the layout or a roll under way, or rows the floor has not "
-                              "acknowledged (they stay in the archive, not on the new table or the floor)")
+                         help="archive even with bets on the layout or a roll under way, or (with --reason) rows the "
+                              "floor has not acknowledged (they stay in the archive, not on the new table or the floor)")
+    archive.add_argument("--reason", metavar="TEXT",
+                         help="with --force: why; written into the next journal's first row, where the floor reads it "
+                              "(needed past rows the floor has not acknowledged)")
     for action in actions.choices.values():  # the location may follow the action too
         _location(action, argparse.SUPPRESS)
 
@@ -116,23 +119,31 @@ def _archive(args: argparse.Namespace) -> int:
     from controller.journal import JournalError, archive
     from controller.jsonlines import json_line
 
+    from controller.floor.signing import SigningError, table_key
+
     if args.file:
         print("dicetable journal archive: give the table's --state-dir or --config, not --file", file=sys.stderr)
+        return 2
+    reason = (args.reason or "").strip()
+    if args.reason is not None and (not args.force or not reason):
+        print("dicetable journal archive: --reason TEXT: only with --force, and not empty", file=sys.stderr)
         return 2
     try:
         state_dir = _state_dir(args)
         unfinished = None if args.force else _unfinished_business(state_dir)
-        unsent = None if args.force else _unsent_to_floor(Path(state_dir))
-        if unsent:
+        unsent = _unsent_to_floor(Path(state_dir), bool(args.config) and _names_a_broker(args.config))
+        if unsent and not (args.force and reason):
             print(f"dicetable journal archive: {unsent}; they would never reach it: start the table until the floor "
-                  "has them (or --force: they stay in the archive only)", file=sys.stderr)
+                  "has them (or --force --reason TEXT: they stay in the archive only, and the floor reads why)",
+                  file=sys.stderr)
             return 2
         if unfinished:
             print(f"dicetable journal archive: {unfinished}; the next start would begin a fresh table without "
                   "them: settle or take them down first (or --force: they stay in the archive only)", file=sys.stderr)
             return 2
-        done = archive(state_dir, args.to)
-    except (ConfigError, JournalError) as exc:
+        key = table_key(state_dir, make=False)
+        done = archive(state_dir, args.to, reason=reason or None, sign=key.sign if key is not None else None)
+    except (ConfigError, JournalError, SigningError) as exc:
         print(f"dicetable journal archive: {exc}", file=sys.stderr)
         return 2
     print(json_line(done.to_json()))
@@ -142,11 +153,19 @@ def _archive(args: argparse.Namespace) -> int:
     return 0
 
 
-def _unsent_to_floor(state_dir: Path) -> str | None:
-    """What of the journal the floor has not acknowledged (docs/floor.md), or None."""
+def _names_a_broker(config: str) -> bool:
+    """Whether the configuration ``config`` names a floor (``[floor] broker``)."""
+    from controller.config import load_floor_broker
+
+    return bool(load_floor_broker(config))
+
+
+def _unsent_to_floor(state_dir: Path, publishes: bool) -> str | None:
+    """What of the journal the floor has not acknowledged (docs/floor.md), or None. ``publishes``:
+    the configuration names a floor, so a table with no cursor yet has had no row acknowledged."""
     from controller.floor.cursor import unacknowledged
 
-    left = unacknowledged(state_dir)
+    left = unacknowledged(state_dir, publishes=publishes)
     if left is None:
         return None
     acked, rows = left
@@ -193,6 +212,11 @@ def _suggest_demo_journals(state_dir) -> None:
 
 
 def _print_recall(records) -> None:
+    """Each roll as lines of words; what came from outside (a user's name, a frame's name, an edited
+    row) is printed with its control and bidirectional characters escaped (:func:`_printable`)."""
+    def say(text: str) -> None:
+        print(_printable(text))
+
     for r in records:
         read = r.read
         if read:
@@ -201,17 +225,36 @@ def _print_recall(records) -> None:
             seen = f"read {read.get('status')} {read.get('dice')} confidence {read.get('confidence')} {frame}{model}"
         else:
             seen = "no camera read"
-        print(f"#{r.seq} {r.ts} {r.game or ''} dice {r.dice} by {r.source}; {seen}")
+        say(f"#{r.seq} {r.ts} {r.game or ''} dice {r.dice} by {r.source}; {seen}")
         for fault in r.faults:
-            print(f"    NOT AS WRITTEN: {fault} (see `dicetable journal verify`)")
+            say(f"    NOT AS WRITTEN: {fault} (see `dicetable journal verify`)")
         for action in r.actions:
-            print(f"    by {action['user']} (console): {_action_text(action)}")
+            say(f"    by {action['user']} (console): {_action_text(action)}")
         for s in r.settlements:
             number = f" {s['number']}" if s.get("number") is not None else ""
-            print(f"    seat {s.get('seat')} {s.get('bet')}{number} {_money(s.get('amount'))} {s.get('result')} "
-                  f"paid {_money(s.get('paid'))}")
+            say(f"    seat {s.get('seat')} {s.get('bet')}{number} {_money(s.get('amount'))} {s.get('result')} "
+                f"paid {_money(s.get('paid'))}")
         if not r.settlements:
-            print("    (no settlements)")
+            say("    (no settlements)")
+
+
+#: Characters that reorder what a terminal shows (Unicode's bidirectional controls): a name holding
+#: U+202E shows the text after it backwards, so a recall could be made to read another payout.
+BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def _printable(text: str) -> str:
+    """``text`` with each control character (a terminal's escape sequences, a line break) and each
+    bidirectional control written as its escape (``\\x1b``, ``\\u202e``), so what a recall shows
+    is what the journal holds."""
+    import unicodedata
+
+    def shown(char: str) -> str:
+        if char in BIDI or unicodedata.category(char) == "Cc":
+            return f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
+        return char
+
+    return "".join(map(shown, text))
 
 
 def _money(cents: object) -> str:

@@ -65,7 +65,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "file's table.state_dir says it")
     parser.add_argument("--check", action="store_true",
                         help="with --config: check the file, its calibration and the journal it would replay "
-                             "(game, rules, hash chain), then exit without opening a device")
+                             "(game, rules, hash chain), and log in to the floor's broker, then exit without "
+                             "opening a device (2: refused; 1: the floor's broker cannot be reached)")
     parser.add_argument("--console", type=console_address, metavar="HOST:PORT|off",
                         help="where the web console listens (the demo: 127.0.0.1:8080; a configured table: its "
                              "[console] listen, or nowhere), or off")
@@ -141,7 +142,8 @@ def _refused_at_start(config: Config) -> bool:
 
 
 def _check(config: Config) -> int:
-    """``--check``: what ``dicetable run --config FILE`` would refuse before it opens a device.
+    """``--check``: what ``dicetable run --config FILE`` would refuse before it opens a device (2),
+    then whether the floor's broker takes the table's login (1 when not: :func:`_check_floor`).
 
     The file and its calibration are already loaded. The journal is opened read-only and asked
     what recovery asks (an intact chain, this game, these rules), so an operator can edit the
@@ -182,6 +184,23 @@ def _check(config: Config) -> int:
                             *console_warnings(config)) if w]
     print(f"{config.source}: configuration ok, {config.game} table\n{journal_line}\n"
           + "".join(f"warning: {w}\n" for w in warnings) + "devices not opened (a running table holds them)")
+    return _check_floor(config)
+
+
+def _check_floor(config: Config) -> int:
+    """With ``[floor] broker``: connect and log in to the broker within 10 s, as another client than
+    the running table (whose session it would take over). 0 when it answers yes; 1 with one sentence
+    when it cannot be reached: the table would run all the same, its rows waiting in the journal."""
+    if config.floor is None:
+        return 0
+    from controller.floor.broker import probe
+
+    link = config.floor
+    problem = probe(link.broker, f"dicetable-check-{link.table_id}")
+    if problem:
+        print(f"dicetable run: the floor's broker {link.broker.url} cannot be reached: {problem}", file=sys.stderr)
+        return 1
+    print(f"floor: the broker {link.broker.url} takes table {link.table_id}'s login")
     return 0
 
 

@@ -58,6 +58,7 @@ function card(t) {
     el("div", {class: "facts"},
        el("span", {}, "rolls"), el("span", {}, s.rolls ?? "?"),
        health("camera", s.camera), health("display", s.display),
+       el("span", {}, "key"), el("span", {}, t.key ? `${t.key.key.slice(0, 12)}… (${t.key.how})` : "none yet"),
        el("span", {}, "rows held"), el("span", {}, t.rows + (t.behind ? ` (${t.behind} on the way)` : "")),
        el("span", {}, "last row"), el("span", {}, when(t.last_ts))));
 }
@@ -86,7 +87,7 @@ async function pick(table, quietly) {
   const summary = (e) => { const { event, ...rest } = e; return `${event} ` +
     Object.entries(rest).filter(([k]) => !["boxes", "size"].includes(k)).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(" "); };
   $("history").replaceChildren(
-    el("div", {}, h.journals.map((j) => el("div", {class: "facts"}, el("span", {}, j.journal === h.journal ? "current" : "archived"),
+    el("div", {}, h.journals.map((j) => el("div", {class: "facts"}, el("span", {}, {current: "current", line: "before it", apart: "kept apart (not its line)"}[j.place] || j.place),
       el("span", {}, `${j.journal.slice(0, 12)}… ${j.rows} rows from ${when(j.first_ts)}`)))),
     el("table", {class: "rows"}, el("tr", {}, el("th", {}, "seq"), el("th", {}, "time"), el("th", {}, "row")),
       h.rows.slice().reverse().map((r) => el("tr", {}, el("td", {}, r.seq),
