@@ -103,6 +103,20 @@ def test_a_wrong_password_is_refused(demo, browser, shots):
     assert page.refused() == []
 
 
+@pytest.mark.parametrize("next_path", ["/%5Cevil.test/phish", "//evil.test/phish", "https://evil.test/", "/%2F/evil.test"])
+def test_after_a_login_the_browser_never_leaves_the_console(demo, browser, next_path):
+    """``next`` is followed to paths of this console only (a browser reads ``/\\evil.test`` as ``//evil.test``)."""
+    url, _ = demo
+    page = page_for(browser, url)
+    page.goto(f"{url}/login?next={next_path}")
+    page.fill("#user", "pit")
+    page.fill("#password", "pit")
+    page.click("button[type=submit]")
+    page.wait_for_url(re.compile(r"/(pit|evil\.test/phish|)$"))
+    assert page.url.startswith(url + "/"), page.url
+    assert page.refused() == []
+
+
 def test_a_dealer_bets_for_three_seats_locks_and_pays_what_the_engine_settled(demo, browser, shots):
     url, journal_dir = demo
     board = page_for(browser, url, viewport={"width": 1400, "height": 560})
