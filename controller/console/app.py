@@ -29,18 +29,19 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+import anyio
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Response
-from starlette.routing import Mount, Route
-from starlette.staticfiles import StaticFiles
+from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.routing import Route
 from starlette.types import ASGIApp
 
 from controller.console.link import NotTaken, TableLink
 from controller.web.access import AllowedPeers, Network
 from controller.web.auth import Auth, Denied, denied_response, read_body
 from controller.web.errors import http_errors
+from controller.web.files import Files
 from controller.web.headers import SecurityHeaders
 from controller.web.hosts import AllowedHosts, HostNames
 from controller.web.push import Broadcast, sse
@@ -49,8 +50,6 @@ from controller.web.users import Users
 log = logging.getLogger(__name__)
 
 STATIC = Path(__file__).with_name("static")
-#: The console's session cookie (the floor page has its own: browsers share cookies across ports).
-COOKIE = "dicetable_console"
 #: The largest request body taken (one event).
 MAX_BODY = 16 * 1024
 #: Seconds between two looks at the devices' health.
@@ -65,13 +64,24 @@ OURS = ("user", "via")
 PUBLIC = ("/healthz", "/api/login", "/api/board", "/api/board/events", "/login", "/board")
 #: The paths whose refusals carry ``rule`` (null for any but the engine's): a wrong method's too.
 WITH_RULE = ("/api/bets", "/api/remove", "/api/actions")
+#: The event streams, by kind: the gate caps those of clients without a login kind by kind.
+STREAMS = {"/api/board/events": "board", "/api/events": "state"}
+
+
+def cookie_name(port: int) -> str:
+    """The session cookie of the console on ``port``: browsers share cookies between the ports of
+    one host, so two tables on one machine each need a name of their own (the device cookie is this
+    name and ``_device``)."""
+    return f"dicetable_console_{port}"
+
 
 class Console:
     """The console's state, owned by the web server's loop: logins, the table being dealt (which
     the demo changes between games), and the two channels of updates (logged-in pages, the board)."""
 
-    def __init__(self, users: Users, *, demo: bool = False, proxies: Iterable[Network] = ()):
-        self.auth = Auth(users, cookie=COOKIE, proxies=proxies)
+    def __init__(self, users: Users, *, cookie: str, demo: bool = False, proxies: Iterable[Network] = ()):
+        self.auth = Auth(users, cookie=cookie, proxies=proxies)
+        self.files = Files(STATIC)
         self.demo = demo
         self.updates = Broadcast()
         self.board = Broadcast()
@@ -206,7 +216,11 @@ class Console:
         path = self.table().frame(request.path_params["name"])
         if path is None:
             raise Denied(404, "no such frame")
-        return FileResponse(path, media_type="image/jpeg", headers={"Cache-Control": "private, max-age=86400"})
+        try:  # read whole: an answer sent from the file would hold its descriptor while the browser reads
+            data = await anyio.to_thread.run_sync(path.read_bytes)
+        except OSError:
+            raise Denied(404, "no such frame") from None
+        return Response(data, media_type="image/jpeg", headers={"Cache-Control": "private, max-age=86400"})
 
     async def verify(self, request: Request) -> Response:
         self.auth.require(request, change=True)
@@ -265,8 +279,7 @@ class Console:
                     return RedirectResponse(f"/login?next=/{name}", 303)
                 if dealer and session.role != "dealer":
                     return RedirectResponse("/pit", 303)
-            return FileResponse(STATIC / f"{name}.html", media_type="text/html",
-                                headers={"Cache-Control": "no-cache"})
+            return self.files.response(f"{name}.html", request)
 
         return serve
 
@@ -326,7 +339,7 @@ def build_app(console: Console, names: HostNames, networks: Iterable[Network] = 
         Route("/board", console.page("board", login=False)),
         Route("/dealer", console.page("dealer", dealer=True)),
         Route("/pit", console.page("pit")),
-        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        Route("/static/{name:path}", console.files.serve, methods=["GET", "HEAD"]),
     ]
     errors = http_errors(auth, public=PUBLIC, public_prefixes=("/static/",), with_rule=WITH_RULE)
     app = Starlette(routes=routes, exception_handlers={_Unprocessable: _unprocessable, Denied: denied_response,

@@ -441,3 +441,25 @@ def test_check_the_chain_now_pressed_again_and_again_runs_one_check_at_a_time(co
         wait_for(lambda: pit.get("/api/state").json()["journal"]["verify"])
         assert pit.post("/api/verify").status_code == 202
         wait_for(lambda: len(running) == 2)  # once it is over, the next press checks again
+
+
+def test_two_tables_on_one_host_keep_their_own_sessions(console_table):
+    """Browsers share cookies between the ports of one host: each console's cookies carry its port."""
+    first, second = console_table("craps"), console_table("hazard")
+    with httpx.Client(timeout=20) as browser:  # one cookie jar for both, as a browser has
+        for table, user in ((first, "dana"), (second, "dora")):
+            answer = browser.post(table.url + "/api/login", json={"user": user, "password": f"{user}-pass"})
+            port = table.url.rsplit(":", 1)[1]
+            assert answer.status_code == 200 and f"dicetable_console_{port}=" in answer.headers["set-cookie"]
+        assert browser.get(first.url + "/api/session").json()["user"] == "dana"
+        assert browser.get(second.url + "/api/session").json()["user"] == "dora"
+
+
+def test_the_pages_files_are_served_from_memory_and_a_browser_that_has_them_gets_304(console_table):
+    table = console_table()
+    with table.client() as c:
+        answer = c.get("/static/common.js")
+        assert answer.status_code == 200 and answer.headers["content-type"].startswith("text/javascript")
+        again = c.get("/static/common.js", headers={"If-None-Match": answer.headers["etag"]})
+        assert again.status_code == 304 and again.content == b""
+        assert c.get("/login").headers["content-type"].startswith("text/html")
