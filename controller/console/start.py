@@ -90,6 +90,8 @@ def start_configured(settings: WebSettings, err: IO[str] | None = None) -> Runni
     """A configured table's console, with its users file and (off loopback) TLS."""
     err = err or sys.stderr
     assert settings.listen is not None
+    for warning in settings.warnings():
+        print(f"console: warning: {warning}", file=err)
     tls = None
     if settings.tls:
         assert settings.certificate is not None and settings.key is not None
