@@ -170,10 +170,14 @@ class Gate:
         listener = self._listener
         if listener is None:
             return
+        waits = True  # the listening socket was readable: a connection waits to be accepted
         for _ in range(ACCEPT_BATCH):
-            if self.pools.entry() is None and not self._let_go_silent():
-                self._unread()  # until a connection leaves its stage (_room)
-                return
+            if self.pools.entry() is None:
+                if not waits:
+                    return  # called again at once if another waits (the reader is level-triggered)
+                if not self._let_go_silent():
+                    self._unread()  # until a connection leaves its stage (_room)
+                    return
             try:
                 sock, address = listener.accept()
             except (BlockingIOError, InterruptedError):
@@ -184,6 +188,7 @@ class Gate:
                 self.failed_accepts[exc.strerror or str(exc)] += 1  # out of descriptors, most likely
                 self._pause()
                 return
+            waits = False
             connection = self.pools.enter(str(address[0]) if isinstance(address, tuple) else "local")
             assert connection is not None  # entry() had room, and nothing ran since
             guard = _Guard(self, connection)
