@@ -198,8 +198,9 @@ class Gate:
         assert self._loop is not None and self._protocol is not None
         sock.setblocking(False)
         guard.inner = self._protocol({CONNECTION: guard})
+        handshake = self.probation_s if guard.connection.stage is Stage.PROBATION else self.request_s
         connecting = self._loop.create_task(self._loop.connect_accepted_socket(
-            lambda: guard, sock, ssl=self._tls, ssl_handshake_timeout=self.request_s if self._tls else None))
+            lambda: guard, sock, ssl=self._tls, ssl_handshake_timeout=handshake if self._tls else None))
         connecting.add_done_callback(lambda task: self._connected(task, sock, guard))
 
     def _connected(self, task: asyncio.Task[Any], sock: socket.socket, guard: _Guard) -> None:
