@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from controller.console.names import bet_name
 from controller.rules import TableConfig
 from controller.rules.kinds import POINTS, kind_of
 from controller.rules.money import dollars
@@ -130,16 +131,34 @@ def limits(game: str, space: Space, config: TableConfig) -> dict[str, Any]:
             "text": f"{'lay' if lay else 'take'} up to {behind} behind {dollars(config.odds_reference_bet)}"}
 
 
+def largest(game: str, config: TableConfig) -> int:
+    """The most one bet on ``game``'s layout may ever hold under ``config``: the highest maximum of
+    its spaces, or the most odds behind the largest flat bet they may back. The page refuses a
+    typed amount above it before anything is sent (it is no bet at this table)."""
+    spaces = LAYOUTS[game].spaces
+    most = max(config.maximum(s.bet, s.number if isinstance(s.number, int) else None) for s in spaces if s.bet != "odds")
+    for space in spaces:
+        if space.bet == "odds" and space.on is not None:
+            flat = config.maximum(space.on, None)
+            points = [space.number] if isinstance(space.number, int) else list(POINTS)
+            lay = space.on in ("dont_pass", "dont_come")
+            most = max(most, *(config.max_odds(lay, n, flat) for n in points))
+    return most
+
+
 def layout_json(game: str, config: TableConfig) -> dict[str, Any]:
-    """The layout of ``game`` for the page: size in cm, each space with its bet and limits."""
+    """The layout of ``game`` for the page: size in cm, each space with its bet, its name as the
+    dealer says it and its limits; ``largest``, the most any one bet may hold (:func:`largest`)."""
     layout = LAYOUTS[game]
     return {
         "game": game,
         "unit": "cm",
         "width": layout.width,
         "height": layout.height,
+        "largest": largest(game, config),
         "sections": [{"label": label, "x": x, "y": y, "w": w, "h": h} for label, x, y, w, h in layout.sections],
         "spaces": [{"id": s.id, "bet": s.bet, "number": s.number, "on": s.on, "label": s.label,
+                    "name": bet_name(s.bet, s.number if isinstance(s.number, int) else None, s.on),
                     "x": round(s.x, 2), "y": round(s.y, 2), "w": round(s.w, 2), "h": round(s.h, 2),
                     **limits(game, s, config)} for s in layout.spaces],
     }
