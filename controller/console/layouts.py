@@ -7,8 +7,9 @@ One source, so the layout cannot offer a bet the engine does not know (a test wa
 through the engine's catalogue).
 
 The proportions follow a casino layout: a craps half layout of a 12-foot table (200 x 110 cm, the
-number boxes 24 cm wide, the pass line 16 cm deep), a hazard layout of 150 x 100 cm, a Bang layout
-of 150 x 90 cm with its outside section ("Beat the Dealer Hi Dice", §4620.15(c)(1)) apart. Odds are
+number boxes 24 cm wide, their come and don't come strips 8 cm deep, the pass line 16 cm deep), a
+hazard layout of 150 x 100 cm, a Bang layout of 150 x 90 cm with its outside section ("Beat the
+Dealer Hi Dice", §4620.15(c)(1)) apart. Odds are
 bet on the strips that name what they back: behind the pass and don't pass lines (on the shooter's
 point), and in each number box on the come or don't come bet that moved there.
 """
@@ -56,9 +57,9 @@ def _craps() -> Layout:
     for i, n in enumerate(POINTS):
         x = 22 + 24 * i
         spaces += [
-            Space(f"dont_come-{n}", "odds", n, f"DON'T COME {n}: LAY", x, 0, 24, 6, on="dont_come"),
-            Space(f"come-{n}", "odds", n, f"COME {n}: ODDS", x, 6, 24, 6, on="come"),
-            Space(f"place-{n}", "place", n, f"PLACE {n}", x, 12, 24, 16),
+            Space(f"dont_come-{n}", "odds", n, f"DON'T COME {n}: LAY", x, 0, 24, 8, on="dont_come"),
+            Space(f"come-{n}", "odds", n, f"COME {n}: ODDS", x, 8, 24, 8, on="come"),
+            Space(f"place-{n}", "place", n, f"PLACE {n}", x, 16, 24, 12),
         ]
     spaces += [
         Space("come", "come", None, "COME", 22, 28, 144, 22),

@@ -257,11 +257,12 @@ function renderControls() {
   document.getElementById("bets").replaceChildren(...(state.bets.length ? [...bySeat].map(([seat, bets]) =>
     el("div", { class: `seat-bets${seat === view.seat ? " chosen" : ""}` }, el("strong", {}, `Seat ${seat}`),
       el("ul", {}, bets.map((bet) => el("li", { class: bet.bet === "odds" ? "odds" : "flat", "data-bet": `${bet.seat} ${bet.name}` },
-        el("span", { class: "bet-name" }, bet.name), " ", el("span", { class: "bet-amount" }, money(bet.amount)), " ",
+        el("span", { class: "bet-what" }, el("span", { class: "bet-name" }, bet.name), " ",
+          el("span", { class: "bet-amount" }, money(bet.amount)),
+          bet.stays ? [" ", el("span", { class: "stays", title: bet.stays.reason },
+            `stays${bet.stays.rule ? ` (${bet.stays.rule})` : ""}`)] : ""),
         bet.removable && !state.locked ?
-          el("button", { type: "button", class: "take-down", onclick: () => takeDown(bet) }, "take down") :
-          bet.stays ? el("span", { class: "stays", title: bet.stays.reason }, `stays${bet.stays.rule ? ` (${bet.stays.rule})` : ""}`) :
-            ""))))) :
+          el("button", { type: "button", class: "take-down", onclick: () => takeDown(bet) }, "take down") : ""))))) :
     [el("p", { class: "quiet" }, "No bets on the layout.")]));
 }
 

@@ -93,7 +93,7 @@ export function drawLayout(holder, layout, state, { onTap, selectedSeat } = {}) 
     group.append(svg("rect", { x: space.x + 0.3, y: space.y + 0.3, width: space.w - 0.6, height: space.h - 0.6,
       rx: 1, class: `space-box${closed(layout, state, space) ? " disabled" : ""}` }));
     const bands = bandsOf(space);
-    const big = space.h >= 14 && space.w >= 14;
+    const big = space.h >= 12 && space.w >= 14;
     // Bold capitals are about 0.75 of the font size wide: the label fits its band (measured below).
     const size = Math.min(big ? 3.4 : 2.3, bands.label * 0.72, (space.w - 1.5) / (0.75 * space.label.length));
     const label = svg("text", { x: space.x + space.w / 2, y: space.y + bands.label / 2, class: "space-label",
