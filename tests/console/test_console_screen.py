@@ -472,11 +472,11 @@ def test_bets_read_as_a_dealer_says_them_and_chips_never_cover_a_label(browser, 
     expect(bets.locator("li[data-bet='A pass line'] button")).to_have_count(0)
     for removable in ("A come 6 odds", "A pass line odds on 4", "B place 8", "C hard 8"):
         expect(bets.locator(f"li[data-bet='{removable}'] button.take-down")).to_have_count(1)
+    if size == "tablet" and shots():
+        page.screenshot(path=str(shots() / "console-dealer-bets.png"), full_page=True)
     bets.locator("li[data-bet='A come 6 odds'] button.take-down").click()
     expect(page.locator("#notice")).to_contain_text("take down seat A come 6 odds $5.00: journaled as row")
     expect(bets.locator("li[data-bet='A come 6 odds']")).to_have_count(0)
-    if size == "tablet" and shots():
-        page.screenshot(path=str(shots() / "console-dealer-bets.png"))
     assert page.refused() == []
 
 
@@ -539,7 +539,7 @@ def test_every_tap_target_is_44_px_and_every_word_14_px(browser, dealt, size):
     assert page.evaluate(SMALL_TEXT) == []
     assert page.evaluate("document.documentElement.scrollWidth") <= SIZES[size]["width"]
     if size == "phone" and shots():
-        page.screenshot(path=str(shots() / "console-dealer-phone.png"), full_page=True)
+        page.screenshot(path=str(shots() / "console-dealer-phone.png"))
 
 
 DIGITS = """(element) => { const style = getComputedStyle(element); const canvas = document.createElement('canvas');
