@@ -92,6 +92,7 @@ class Dealt:
         self.table.frames.mkdir(parents=True, exist_ok=True)
         assert cv2.imwrite(str(self.table.frames / name), shot.image)
         label = shot.meta["label"]
+        assert list(label.values) == dice  # the boxes are in the order of the read's dice
         return {"frame": name, "boxes": [list(d.box) for d in label.dice], "size": list(source.size)}
 
     def roll(self, dice: list[int], status: str = "ok", *, frame: bool = True, **read: Any) -> None:
