@@ -155,11 +155,13 @@ def journaled(table: ConsoleTable, event: str) -> list[dict]:
 BOX = "(element) => { const r = element.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; }"
 
 
-def in_view(page, locator) -> bool:
-    """Wholly inside the window, the page not scrolled: above the fold."""
+def in_view(page, locator, *, scrolled: bool = False) -> bool:
+    """Wholly inside the window, the page not scrolled: above the fold (or, ``scrolled``, inside the
+    window wherever the page is scrolled to: a banner that stays in view)."""
     left, top, right, bottom = locator.evaluate(BOX)
     width, height = page.viewport_size["width"], page.viewport_size["height"]
-    return page.evaluate("window.scrollY") == 0 and left >= 0 and top >= 0 and right <= width + 0.5 and bottom <= height + 0.5
+    unscrolled = scrolled or page.evaluate("window.scrollY") == 0
+    return unscrolled and left >= 0 and top >= 0 and right <= width + 0.5 and bottom <= height + 0.5
 
 
 # --- 1. a read that waits ---------------------------------------------------------------------------
@@ -233,7 +235,7 @@ def test_a_read_the_camera_could_not_make_is_entered_by_hand_from_the_panel(brow
 
 # --- 2. taps: debounced, keyed, amounts as journaled ---------------------------------------------------
 
-@pytest.mark.parametrize("size", ["tablet", "phone"])
+@ALL
 def test_a_double_tap_places_one_bet_and_every_input_carries_an_idempotency_key(browser, dealt, size):
     game = dealt()
     page = dealer_page(browser, game.table, size)
@@ -329,6 +331,7 @@ def test_a_typed_amount_that_is_no_amount_of_cents_is_refused_on_the_page(browse
     notice = page.locator("#notice")
     expect(notice).to_contain_text("seat A field $3.50: journaled as row")
     expect(notice).to_have_class(re.compile(r"\bdone\b"))
+    assert in_view(page, notice, scrolled=True)  # where the tap was, the answer is in view
     assert [b["amount"] for b in journaled(game.table, "bet")] == [350]
     expect(page.locator("#bets li[data-bet='A field'] .bet-amount")).to_have_text("$3.50")
     # A refusal after a success replaces it: one line says what the last tap did.
@@ -343,9 +346,10 @@ def test_a_typed_amount_that_is_no_amount_of_cents_is_refused_on_the_page(browse
 
 # --- 3. no answer, no stream ---------------------------------------------------------------------------
 
-def test_a_bet_with_no_answer_says_it_may_not_have_been_placed(browser, dealt):
+@ALL
+def test_a_bet_with_no_answer_says_it_may_not_have_been_placed(browser, dealt, size):
     game = dealt()
-    page = dealer_page(browser, game.table, "tablet")
+    page = dealer_page(browser, game.table, size)
     tries: list[str] = []
 
     def cut(route):
@@ -353,14 +357,14 @@ def test_a_bet_with_no_answer_says_it_may_not_have_been_placed(browser, dealt):
         route.abort()
 
     page.route("**/api/bets", cut)
-    space(page, "tablet", "field").click()
+    space(page, size, "field").click()
     banner = page.locator("#lost")
     expect(banner).to_be_visible(timeout=20000)
     expect(banner.locator("li")).to_have_text([f"{LOST_BET} (seat A field $1.00)"])
     expect(page.locator("#notice.lost")).to_contain_text("seat A field $1.00: no answer from the table")
     assert len(tries) == 4 and len(set(tries)) == 1  # the first try and three more, all with one key
     assert journaled(game.table, "bet") == []
-    assert in_view(page, banner)
+    assert in_view(page, banner, scrolled=True)
     page.click("#lost button.checked")
     expect(banner).to_be_hidden()
 
@@ -388,12 +392,13 @@ def test_a_bet_whose_answer_was_lost_is_confirmed_by_sending_it_again_with_its_k
     assert [(b["seat"], b["bet"]) for b in journaled(game.table, "bet")] == [("A", "field")]
 
 
-def test_a_silent_stream_turns_the_live_mark_off_and_says_so(browser, dealt, monkeypatch):
+@ALL
+def test_a_silent_stream_turns_the_live_mark_off_and_says_so(browser, dealt, monkeypatch, size):
     """The console's loop is held still: its stream says nothing, not even alive. The page says it
     is not connected within two of the stream's beats, and live again once they come back."""
     monkeypatch.setattr("controller.console.app.ALIVE_S", 1.0)
     game = dealt()
-    page = dealer_page(browser, game.table, "tablet")
+    page = dealer_page(browser, game.table, size)
     loop = game.table.running.console.loop
     assert loop is not None
     release = threading.Event()
@@ -404,7 +409,7 @@ def test_a_silent_stream_turns_the_live_mark_off_and_says_so(browser, dealt, mon
         offline = page.locator("#offline")
         expect(offline).to_be_visible()
         expect(offline).to_contain_text("not connected: nothing heard from the table")
-        assert in_view(page, offline)
+        assert in_view(page, offline, scrolled=True)
     finally:
         release.set()
     expect(page.locator("#link")).to_have_text("live", timeout=20000)
@@ -481,21 +486,38 @@ def test_bets_read_as_a_dealer_says_them_and_chips_never_cover_a_label(browser, 
     assert page.refused() == []
 
 
-def test_presses_the_table_would_refuse_are_greyed_and_a_game_without_a_shooter_has_no_next_shooter(browser, dealt):
+@pytest.mark.parametrize("game", ["hazard", "bang"])
+def test_chips_never_cover_a_label_in_hazard_and_bang_either(browser, dealt, game):
+    table = dealt(game)
+    for seat in "ABCDEF":
+        table.bet(seat, "raffle" if game == "hazard" else "field", 100, **({"number": 3} if game == "hazard" else {}))
+    table.bet("A", "number" if game == "hazard" else "under7", 100, **({"number": 9} if game == "hazard" else {}))
+    page = dealer_page(browser, table.table, "tablet")
+    drawing = page.locator("#layout svg.layout")
+    expect(drawing.locator(".chip")).to_have_count(7)
+    texts, chips = drawing.evaluate(TEXTS_OUTSIDE_CHIPS), drawing.evaluate(CHIPS)
+    for bet, *c in chips:
+        for text, *t in texts:
+            assert c[2] <= t[0] or t[2] <= c[0] or c[3] <= t[1] or t[3] <= c[1], f"the chip of {bet} covers {text!r}"
+    assert "_" not in page.locator("body").inner_text()
+
+
+@ALL
+def test_presses_the_table_would_refuse_are_greyed_and_a_game_without_a_shooter_has_no_next_shooter(browser, dealt, size):
     craps = dealt()
-    page = dealer_page(browser, craps.table, "tablet")
+    page = dealer_page(browser, craps.table, size)
     actions = page.locator(".dealer-group button[data-action]")
     expect(actions).to_have_text(["LOCK", "CONFIRM", "VOID", "HAND ENTRY", "NEXT SHOOTER"])
     enabled = [button.get_attribute("data-action") for button in actions.all() if button.is_enabled()]
     assert enabled == ["lock", "next_shooter"]
     assert actions.nth(1).get_attribute("title") == "nothing to confirm: no read is waiting for the dealer"
     hazard = dealt("hazard")
-    page = dealer_page(browser, hazard.table, "tablet")
+    page = dealer_page(browser, hazard.table, size)
     expect(page.locator(".dealer-group button[data-action]")).to_have_text(["LOCK", "CONFIRM", "VOID", "HAND ENTRY"])
     assert page.refused() == []
 
 
-@pytest.mark.parametrize("size", ["tablet", "phone"])
+@ALL
 def test_a_frame_gone_from_the_disk_shows_a_note_never_a_broken_image(browser, dealt, size):
     game = dealt()
     game.press("lock")
