@@ -296,6 +296,73 @@ def test_a_double_tap_on_confirm_bets_nothing_on_the_space_that_comes_up_under_i
     assert page.refused() == []
 
 
+@ALL
+def test_a_double_tap_on_take_down_takes_down_only_the_bet_tapped(browser, dealt, size):
+    """The first tap takes the bet down and the bets list closes up: the bet below moves up under
+    the finger. The second tap, on the same spot, is the first's and takes nothing down. The page's
+    clock stands still, so the second tap is within a double tap's time however slow the table."""
+    game = dealt()
+    for seat in "ABCDEF":  # a pay list below the bets, so that the page does not shrink at its end
+        game.bet(seat, "field", 100)
+    game.roll([2, 2])
+    game.bet("B", "ace_deuce", 100)
+    game.bet("B", "place", 600, number=8)
+    for seat in "CDE":
+        game.bet(seat, "hard", 100, number=8)
+    page = dealer_page(browser, game.table, size)
+    page.locator("#bets li[data-bet='E hard 8'] button.take-down").click()  # the notice line is shown from now on
+    expect(page.locator("#notice")).to_contain_text("take down seat E hard 8 $1.00: journaled as row")
+    sent = posts(page, "/api/remove")
+    page.clock.set_fixed_time(time.time() + 60)  # long after the page last moved
+    first = page.locator("#bets li[data-bet='B ace-deuce'] button.take-down")
+    first.scroll_into_view_if_needed()
+    left, top, right, bottom = first.evaluate(BOX)
+    spot = ((left + right) / 2, (top + bottom) / 2)
+    page.mouse.click(*spot)
+    expect(page.locator("#bets li[data-bet='B ace-deuce']")).to_have_count(0)
+    under = page.evaluate("([x, y]) => document.elementFromPoint(x, y).closest('li').dataset.bet", list(spot))
+    assert under == "B place 8"  # what the second tap lands on
+    page.mouse.click(*spot)
+    # A tap elsewhere, long after: its answer comes after anything the second tap would have sent.
+    page.clock.set_fixed_time(time.time() + 120)
+    page.locator("#bets li[data-bet='C hard 8'] button.take-down").click()
+    expect(page.locator("#bets li[data-bet='C hard 8']")).to_have_count(0)
+    expect(page.locator("#bets li[data-bet='B place 8'] button.take-down")).to_have_count(1)
+    assert [(r["seat"], r["bet"]) for r in journaled(game.table, "remove")] == [("E", "hard"), ("B", "ace_deuce"), ("C", "hard")]
+    assert len(sent) == 2
+    assert page.refused() == []
+
+
+def test_a_double_tap_on_enter_bets_nothing_on_the_space_that_moves_up_under_it(browser, dealt):
+    """Enter closes the hand entry at once and the read's panel shrinks, before the table answers:
+    at 800x1280 the layout moves up under the finger. The second tap of a double tap on Enter is
+    the first's: no bet."""
+    size = "upright"
+    game = dealt()
+    game.roll([6, 5], "uncertain", reason="die 1 read two ways")
+    page = dealer_page(browser, game.table, size)
+    sent = posts(page, "/api/bets")
+    held: list = []
+    page.route("**/api/actions", lambda route: held.append(route))  # the table's answer waits until the second tap
+    page.clock.set_fixed_time(time.time() + 60)  # long after the page last moved
+    page.locator("#waiting button[data-action=manual]").click()
+    enter = page.locator("#entry button[data-entry=enter]")
+    expect(enter).to_have_text("Enter 6-5")
+    left, top, right, bottom = enter.evaluate(BOX)
+    spot = [(left + right) / 2, (top + bottom) / 2]
+    page.mouse.click(*spot)
+    expect(page.locator("#notice")).to_have_text("HAND ENTRY 6-5 · sending")
+    under = page.evaluate("([x, y]) => document.elementFromPoint(x, y).closest('[data-space]')", spot)
+    assert under, "no space moved up under Enter: this test would show nothing"
+    page.mouse.click(*spot)
+    assert len(held) == 1
+    held[0].continue_()
+    expect(page.locator("#roll-title")).to_have_text("Roll 1: 6-5 = 11")
+    expect(page.locator("#notice")).to_contain_text("HAND ENTRY 6-5: journaled as row")
+    assert sent == [] and journaled(game.table, "bet") == []
+    assert page.refused() == []
+
+
 INVALID = {
     "0": "“0” is no bet: the least is $0.01",
     "-5": "“-5” is no amount: a bet is never negative",

@@ -95,7 +95,7 @@ export async function post(path, body, headers = {}, { within } = {}) {
 // ANSWER_WITHIN_MS, a proxy answered for it), the input is sent again with the same key after each
 // of RETRY_AFTER_MS: the console answers a key it knows with its first answer, and does an input it
 // never received once. With none even then the answer is `lost`: it may or may not have been done.
-const DOUBLE_TAP_MS = 400;
+export const DOUBLE_TAP_MS = 400;
 const ANSWER_WITHIN_MS = 12000; // the table withdraws, and answers 503, what it has not taken in 10 s
 const RETRY_AFTER_MS = [300, 1000, 2000];
 let lastTap = null;

@@ -5,7 +5,7 @@
 // on this screen only). A failed input says so in a banner that does not go away by itself.
 
 import {
-  SETTLED_BY, annotatedFrame, diceRow, die, el, header, input, live, money, readLine, requireSession,
+  DOUBLE_TAP_MS, SETTLED_BY, annotatedFrame, diceRow, die, el, header, input, live, money, readLine, requireSession,
 } from "./common.js";
 import { drawLayout, drawSpaceList } from "./layout.js";
 
@@ -23,6 +23,11 @@ const DOUBTS = {
 // page moving up or down) is not taken: it was meant for what was there before (a double tap on
 // CONFIRM must not bet on the space that comes up under it), as is a tick's second tap.
 const SETTLING_MS = 400;
+// A finger's second tap on the same spot within DOUBLE_TAP_MS is the first tap's, whatever is under
+// it by then: the first tap may have moved the screen (the bet taken down gone and the next one
+// moved up in its place, the hand entry closed and the layout moved up), and the second must not
+// act on what came there. The same spot: within a fingertip's wobble, half a 44 px target.
+const SAME_SPOT_PX = 22;
 const view = { layout: null, state: null, seat: null, chip: 100, typed: "", mode: "bet", entry: null, lost: [],
   frameShown: null, changedAt: 0, ticked: new Map() };
 
@@ -387,7 +392,28 @@ function render() {
   renderRoll();
 }
 
+// Every tap goes through here first. A finger's tap (a pointer's; a key's click has no spot) on the
+// spot of the last one taken, within DOUBLE_TAP_MS of it and with nothing typed between, is that
+// tap's second half: its click goes no further (nor the click a label passes to its checkbox).
+function oneTapPerDoubleTap() {
+  let last = null;
+  let repeat = false;
+  window.addEventListener("pointerdown", (event) => {
+    const at = Date.now();
+    repeat = last !== null && at - last.at <= DOUBLE_TAP_MS &&
+      Math.hypot(event.clientX - last.x, event.clientY - last.y) <= SAME_SPOT_PX;
+    if (!repeat) last = { at, x: event.clientX, y: event.clientY };
+  }, true);
+  window.addEventListener("click", (event) => {
+    if (!repeat || event.detail === 0) return;
+    event.preventDefault();
+    event.stopPropagation();
+  }, true);
+  window.addEventListener("input", () => { last = null; }, true);
+}
+
 async function main() {
+  oneTapPerDoubleTap();
   document.getElementById("amount").addEventListener("input", (event) => {
     view.typed = event.target.value;
     renderAmount();
