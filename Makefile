@@ -39,7 +39,7 @@ test: $(STAMP) chromium
 chromium:
 	@scripts/ensure-chromium.sh
 
-# The console's pictures (docs/images/), from the browser tests' demo run.
+# The console's pictures (docs/images/), from the browser tests (scripts/console-screenshots.sh).
 screenshots: $(STAMP) chromium
 	scripts/console-screenshots.sh
 

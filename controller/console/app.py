@@ -8,8 +8,8 @@ state it shows is built in :mod:`controller.console.views` from what the table s
 
 - ``GET /healthz`` (no login) -- 200 ``{"ok": true, "game": ..., "demo": ...}``.
 - ``POST /api/login`` / ``POST /api/logout`` / ``GET /api/session`` -- :mod:`controller.web.auth`.
-- ``GET /api/state``, ``GET /api/layout``, ``GET /api/events`` (server-sent ``state`` events),
-  ``GET /frames/NAME`` -- any user.
+- ``GET /api/state``, ``GET /api/layout``, ``GET /api/events`` (server-sent ``state`` events, and
+  ``alive`` every :data:`ALIVE_S` on a quiet stream), ``GET /frames/NAME`` -- any user.
 - ``POST /api/bets`` (a ``bet``), ``POST /api/remove`` (a ``remove``), ``POST /api/actions``
   (``lock``, ``confirm``, ``void``, ``manual``, ``next_shooter``) -- a dealer: 200 with the journaled
   event, or 422 ``{"reason", "rule"}`` (``rule`` null for a malformed one); 503 when no table is
@@ -69,6 +69,9 @@ PUBLIC = ("/healthz", "/api/login", "/api/board", "/api/board/events", "/login",
 WITH_RULE = ("/api/bets", "/api/remove", "/api/actions")
 #: The event streams, by kind: the gate caps those of clients without a login kind by kind.
 STREAMS = {"/api/board/events": "board", "/api/events": "state"}
+#: Seconds between two ``alive`` events on a quiet stream: a page that hears nothing for two of
+#: them says it is not connected (docs/console.md).
+ALIVE_S = 5.0
 
 
 def cookie_name(port: int) -> str:
@@ -105,8 +108,8 @@ class Console:
         self.keys: IdempotencyKeys[Answer] = IdempotencyKeys()
         self.files = Files(STATIC)
         self.demo = demo
-        self.updates = Broadcast()
-        self.board = Broadcast()
+        self.updates = Broadcast(alive=ALIVE_S)
+        self.board = Broadcast(alive=ALIVE_S)
         self.link: TableLink | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self._state: bytes = sse("state", None)

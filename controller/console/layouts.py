@@ -7,8 +7,9 @@ One source, so the layout cannot offer a bet the engine does not know (a test wa
 through the engine's catalogue).
 
 The proportions follow a casino layout: a craps half layout of a 12-foot table (200 x 110 cm, the
-number boxes 24 cm wide, the pass line 16 cm deep), a hazard layout of 150 x 100 cm, a Bang layout
-of 150 x 90 cm with its outside section ("Beat the Dealer Hi Dice", §4620.15(c)(1)) apart. Odds are
+number boxes 24 cm wide, their come and don't come strips 8 cm deep, the pass line 16 cm deep), a
+hazard layout of 150 x 100 cm, a Bang layout of 150 x 90 cm with its outside section ("Beat the
+Dealer Hi Dice", §4620.15(c)(1)) apart. Odds are
 bet on the strips that name what they back: behind the pass and don't pass lines (on the shooter's
 point), and in each number box on the come or don't come bet that moved there.
 """
@@ -17,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from controller.console.names import bet_name
 from controller.rules import TableConfig
 from controller.rules.kinds import POINTS, kind_of
 from controller.rules.money import dollars
@@ -55,9 +57,9 @@ def _craps() -> Layout:
     for i, n in enumerate(POINTS):
         x = 22 + 24 * i
         spaces += [
-            Space(f"dont_come-{n}", "odds", n, f"DON'T COME {n}: LAY", x, 0, 24, 6, on="dont_come"),
-            Space(f"come-{n}", "odds", n, f"COME {n}: ODDS", x, 6, 24, 6, on="come"),
-            Space(f"place-{n}", "place", n, f"PLACE {n}", x, 12, 24, 16),
+            Space(f"dont_come-{n}", "odds", n, f"DON'T COME {n}: LAY", x, 0, 24, 8, on="dont_come"),
+            Space(f"come-{n}", "odds", n, f"COME {n}: ODDS", x, 8, 24, 8, on="come"),
+            Space(f"place-{n}", "place", n, f"PLACE {n}", x, 16, 24, 12),
         ]
     spaces += [
         Space("come", "come", None, "COME", 22, 28, 144, 22),
@@ -130,16 +132,34 @@ def limits(game: str, space: Space, config: TableConfig) -> dict[str, Any]:
             "text": f"{'lay' if lay else 'take'} up to {behind} behind {dollars(config.odds_reference_bet)}"}
 
 
+def largest(game: str, config: TableConfig) -> int:
+    """The most one bet on ``game``'s layout may ever hold under ``config``: the highest maximum of
+    its spaces, or the most odds behind the largest flat bet they may back. The page refuses a
+    typed amount above it before anything is sent (it is no bet at this table)."""
+    spaces = LAYOUTS[game].spaces
+    most = max(config.maximum(s.bet, s.number if isinstance(s.number, int) else None) for s in spaces if s.bet != "odds")
+    for space in spaces:
+        if space.bet == "odds" and space.on is not None:
+            flat = config.maximum(space.on, None)
+            points = [space.number] if isinstance(space.number, int) else list(POINTS)
+            lay = space.on in ("dont_pass", "dont_come")
+            most = max(most, *(config.max_odds(lay, n, flat) for n in points))
+    return most
+
+
 def layout_json(game: str, config: TableConfig) -> dict[str, Any]:
-    """The layout of ``game`` for the page: size in cm, each space with its bet and limits."""
+    """The layout of ``game`` for the page: size in cm, each space with its bet, its name as the
+    dealer says it and its limits; ``largest``, the most any one bet may hold (:func:`largest`)."""
     layout = LAYOUTS[game]
     return {
         "game": game,
         "unit": "cm",
         "width": layout.width,
         "height": layout.height,
+        "largest": largest(game, config),
         "sections": [{"label": label, "x": x, "y": y, "w": w, "h": h} for label, x, y, w, h in layout.sections],
         "spaces": [{"id": s.id, "bet": s.bet, "number": s.number, "on": s.on, "label": s.label,
+                    "name": bet_name(s.bet, s.number if isinstance(s.number, int) else None, s.on),
                     "x": round(s.x, 2), "y": round(s.y, 2), "w": round(s.w, 2), "h": round(s.h, 2),
                     **limits(game, s, config)} for s in layout.spaces],
     }

@@ -86,10 +86,11 @@ class TableLink:
         self.head = (entries[-1].seq, entries[-1].hash) if entries else (0, "")
         records = recall(table.journal, KEEP_ROLLS, since=max(0, total - TAIL_ROWS))
         self.rolls: deque[dict[str, Any]] = deque(maxlen=KEEP_ROLLS)
-        for record in records:
-            self.rolls.appendleft(roll_json(seq=record.seq, ts=record.ts, dice=record.dice, source=record.source,
-                                            by=record.by, read=record.read,
-                                            settlements=record.settlements, actions=record.actions))
+        # The last roll recalled is the table's last: the rolls are numbered back from the count.
+        for back, record in enumerate(reversed(records)):
+            self.rolls.append(roll_json(seq=record.seq, number=self.state.rolls - back, ts=record.ts, dice=record.dice,
+                                        source=record.source, by=record.by, read=record.read,
+                                        settlements=record.settlements, actions=record.actions))
         self.read: dict[str, Any] | None = None
         self.actions: list[Mapping[str, Any]] = []
         """The console's inputs since the last roll (who bet, who pressed), for that roll's record."""
@@ -137,7 +138,8 @@ class TableLink:
                 seat["bets"] += 1
                 seat[_COUNTED[str(effect["result"])]] += 1
             roll = roll_row.event
-            self.rolls.appendleft(roll_json(seq=roll_row.seq, ts=roll_row.ts, dice=roll["dice"], source=roll["source"],
+            self.rolls.appendleft(roll_json(seq=roll_row.seq, number=step.state.rolls, ts=roll_row.ts, dice=roll["dice"],
+                                            source=roll["source"],
                                             by=roll.get("by"), read=self.read, settlements=effects,
                                             actions=self.actions))
             self.read, self.actions = None, []

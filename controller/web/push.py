@@ -5,7 +5,9 @@ Wi-Fi link. :meth:`Broadcast.publish` only hands the message to the server's eve
 (``call_soon_threadsafe``: no lock held, no I/O); there, each subscriber has a bounded queue, and a
 subscriber whose queue is full is dropped, not waited for. A browser's ``EventSource`` reconnects
 by itself a moment later and is sent the whole state again, so a dropped browser loses nothing but
-the moment. A comment line every :data:`KEEPALIVE_S` keeps proxies from closing a quiet stream.
+the moment. A comment line every :data:`KEEPALIVE_S` keeps proxies from closing a quiet stream; a
+channel made with ``alive`` sends an ``alive`` event instead, at that pace, which a page can hear
+(an ``EventSource`` never shows comments) and so tell a quiet stream from a dead one.
 """
 from __future__ import annotations
 
@@ -40,8 +42,10 @@ class Subscriber:
 class Broadcast:
     """One channel of messages (the console's, the public board's)."""
 
-    def __init__(self, backlog: int = BACKLOG):
+    def __init__(self, backlog: int = BACKLOG, *, alive: float | None = None):
         self.backlog = backlog
+        self.alive = alive
+        """Seconds between two ``alive`` events on a quiet stream (None: a comment every :data:`KEEPALIVE_S`)."""
         self._loop: asyncio.AbstractEventLoop | None = None
         self._subscribers: set[Subscriber] = set()
         self.dropped = 0
@@ -98,13 +102,17 @@ class Broadcast:
 
     async def _stream(self, subscriber: Subscriber, first: list[bytes],
                       allowed: Callable[[], bool] | None) -> AsyncIterator[bytes]:
+        quiet_s, keepalive, hello = KEEPALIVE_S, b": keep-alive\n\n", b""
+        if self.alive is not None:  # said at once too: the page knows the pace from the start
+            quiet_s, keepalive = self.alive, sse("alive", {"every": self.alive})
+            hello = keepalive
         try:
-            yield f"retry: {RETRY_MS}\n\n".encode() + b"".join(first)
+            yield f"retry: {RETRY_MS}\n\n".encode() + b"".join(first) + hello
             while True:
                 try:
-                    message = await asyncio.wait_for(subscriber.queue.get(), KEEPALIVE_S)
+                    message = await asyncio.wait_for(subscriber.queue.get(), quiet_s)
                 except TimeoutError:
-                    message = b": keep-alive\n\n"
+                    message = keepalive
                 if message is None or (allowed is not None and not allowed()):
                     return
                 yield message

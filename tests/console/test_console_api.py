@@ -119,7 +119,8 @@ def test_a_bet_is_journaled_with_its_user_and_answered_with_the_journaled_event(
         assert journaled.kind == INPUT and journaled.event == answer.json()
         assert answer.headers["x-journal-seq"] == str(journaled.seq)
         assert dealer.get("/api/state").json()["bets"] == [
-            {"seat": "C", "bet": "place", "number": 6, "on": None, "amount": 600, "space": "place-6"}]
+            {"seat": "C", "bet": "place", "number": 6, "on": None, "amount": 600, "space": "place-6", "name": "place 6",
+             "removable": True, "stays": None}]
 
 
 def test_the_browser_cannot_say_who_made_a_bet(console_table):
@@ -214,7 +215,7 @@ def test_three_seats_bet_lock_read_and_the_pay_list_is_what_the_engine_settled(c
         (s["seat"], s["bet"], s["amount"], s["result"], s["paid"]) for s in settled]
     by_seat = {group["seat"]: group for group in roll["pay"]}
     assert by_seat["A"]["pay"] == 500 and by_seat["B"]["take"] == 300 and by_seat["C"]["pay"] == 400
-    assert by_seat["A"]["lines"][0]["text"] == "seat A: pass wins, pay $5.00"
+    assert by_seat["A"]["lines"][0]["text"] == "seat A: pass line wins, pay $5.00"
     assert by_seat["B"]["lines"][0]["text"] == "seat B: field loses, take $3.00"
     assert state["phase"] == "betting" and state["bets"] == []
     assert state["session"]["seats"]["A"] == {"net": 500, "staked": 500, "bets": 1, "won": 1, "lost": 0, "pushed": 0}
@@ -401,7 +402,7 @@ def test_an_event_stream_ends_when_its_user_logs_out(console_table):
         def watch() -> None:
             with httpx.stream("GET", table.url + "/api/events", cookies=pit.cookies, timeout=20) as answer:
                 for line in answer.iter_lines():
-                    if line.startswith("data: "):
+                    if line == "event: state":
                         received.append(line)
             ended.set()
 
@@ -410,6 +411,26 @@ def test_an_event_stream_ends_when_its_user_logs_out(console_table):
         assert pit.post("/api/logout").status_code == 200
         dealer.post("/api/bets", json={"seat": "A", "bet": "pass", "amount": 500})
         assert ended.wait(10) and len(received) == 1
+
+
+def test_a_quiet_stream_says_it_is_alive_at_a_pace_the_page_is_told(console_table, monkeypatch):
+    """Each stream says ``alive`` (with its pace) at once and then whenever it has been quiet that
+    long: an EventSource never shows a comment, and the page must tell a quiet stream from a dead one."""
+    monkeypatch.setattr("controller.console.app.ALIVE_S", 0.2)
+    table = console_table()
+    with table.client("dana") as dealer:
+        for url, cookies in ((table.url + "/api/events", dealer.cookies), (table.url + "/api/board/events", None)):
+            kinds: list[str] = []
+            with httpx.stream("GET", url, cookies=cookies, timeout=20) as answer:
+                lines = answer.iter_lines()
+                for line in lines:
+                    if line.startswith("event: "):
+                        kinds.append(line[7:])
+                        if kinds[-1] == "alive":
+                            assert json.loads(next(lines).removeprefix("data: ")) == {"every": 0.2}
+                    if kinds.count("alive") == 3:
+                        break
+            assert kinds[0] in ("state", "board") and kinds[1:] == ["alive"] * 3, kinds
 
 
 def test_check_the_chain_now_pressed_again_and_again_runs_one_check_at_a_time(console_table, monkeypatch):

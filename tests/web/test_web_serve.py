@@ -160,3 +160,23 @@ def test_a_subscriber_that_does_not_read_is_dropped_not_waited_for():
     dropped, left, got = asyncio.run(scenario())
     assert dropped == 1 and left == 0
     assert got[1:] == [sse("n", n) for n in range(6)]
+
+
+def test_a_quiet_stream_says_alive_as_an_event_a_page_hears_or_as_a_comment(monkeypatch):
+    """With ``alive`` a quiet stream sends an ``alive`` event (at once, and after each quiet spell)
+    that a page's EventSource receives; without it, the comment that only keeps proxies from
+    closing the stream."""
+    monkeypatch.setattr("controller.web.push.KEEPALIVE_S", 0.01)
+
+    async def scenario(broadcast: Broadcast) -> list[bytes]:
+        broadcast.bind(asyncio.get_running_loop())
+        stream = cast(AsyncGenerator[bytes, None], broadcast.response([sse("state", 1)]).body_iterator)
+        got = [await stream.__anext__() for _ in range(3)]
+        await stream.aclose()
+        return got
+
+    alive = sse("alive", {"every": 0.01})
+    assert asyncio.run(scenario(Broadcast(alive=0.01))) == [
+        b"retry: 1000\n\n" + sse("state", 1) + alive, alive, alive]
+    assert asyncio.run(scenario(Broadcast())) == [b"retry: 1000\n\n" + sse("state", 1), b": keep-alive\n\n",
+                                                  b": keep-alive\n\n"]

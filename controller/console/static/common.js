@@ -65,27 +65,39 @@ export async function requireSession(role) {
   return session;
 }
 
-export async function post(path, body, headers = {}) {
+// A POST of JSON with the session's CSRF token. `within`: milliseconds to wait for an answer, after
+// which the request is given up (an exception, as when the network fails). `heard` says the answer
+// is the console's own (JSON, a reason with any refusal), not a proxy's page.
+export async function post(path, body, headers = {}, { within } = {}) {
   const answer = await fetch(path, {
     method: "POST",
     credentials: "same-origin",
     headers: { "Content-Type": "application/json", "X-CSRF-Token": session ? session.csrf : "", ...headers },
     body: body === undefined ? "{}" : JSON.stringify(body),
+    signal: within ? AbortSignal.timeout(within) : undefined,
   });
   let data = null;
   try {
     data = await answer.json();
   } catch (error) {
-    data = { reason: `${answer.status} ${answer.statusText}` };
+    data = null;
   }
+  const heard = data !== null && typeof data === "object" && (answer.ok || typeof data.reason === "string");
+  if (!heard) data = { reason: `${answer.status} ${answer.statusText}` };
   if (answer.status === 401) location.href = `/login?next=${encodeURIComponent(location.pathname)}`;
-  return { status: answer.status, ok: answer.ok, data, seq: answer.headers.get("X-Journal-Seq") };
+  return { status: answer.status, ok: answer.ok, heard, data, seq: answer.headers.get("X-Journal-Seq") };
 }
 
 // A dealer's input (a bet, a removal, a press) carries an Idempotency-Key, so the table does it once
-// whatever the network repeats; the same input tapped again within DOUBLE_TAP_MS of the first (a
-// double tap, as the panel's buttons count one) carries the same key, and counts once.
-const DOUBLE_TAP_MS = 400;
+// whatever the network repeats. The same input tapped again within DOUBLE_TAP_MS of the first (a
+// double tap, as the panel's buttons count one) is that tap: it is not sent again, and its answer
+// is the first one's. With no answer of the console's (the network failed, nothing came within
+// ANSWER_WITHIN_MS, a proxy answered for it), the input is sent again with the same key after each
+// of RETRY_AFTER_MS: the console answers a key it knows with its first answer, and does an input it
+// never received once. With none even then the answer is `lost`: it may or may not have been done.
+export const DOUBLE_TAP_MS = 400;
+const ANSWER_WITHIN_MS = 12000; // the table withdraws, and answers 503, what it has not taken in 10 s
+const RETRY_AFTER_MS = [300, 1000, 2000];
 let lastTap = null;
 
 function newKey() {
@@ -96,8 +108,25 @@ function newKey() {
 export function input(path, body) {
   const what = `${path} ${JSON.stringify(body)}`;
   const now = Date.now();
-  if (!lastTap || lastTap.what !== what || now - lastTap.at > DOUBLE_TAP_MS) lastTap = { what, key: newKey(), at: now };
-  return post(path, body, { "Idempotency-Key": lastTap.key });
+  if (lastTap && lastTap.what === what && now - lastTap.at <= DOUBLE_TAP_MS) return lastTap.answer;
+  lastTap = { what, at: now, answer: deliver(path, body, newKey()) };
+  return lastTap.answer;
+}
+
+async function deliver(path, body, key) {
+  let failure = "";
+  for (let tries = 0; tries <= RETRY_AFTER_MS.length; tries += 1) {
+    if (tries) await new Promise((done) => { setTimeout(done, RETRY_AFTER_MS[tries - 1]); });
+    try {
+      const answer = await post(path, body, { "Idempotency-Key": key }, { within: ANSWER_WITHIN_MS });
+      if (answer.heard) return { ...answer, key, tries: tries + 1, lost: false };
+      failure = answer.data.reason;
+    } catch (error) {
+      failure = error.name === "TimeoutError" ? `no answer within ${ANSWER_WITHIN_MS / 1000} s` : "the network failed";
+    }
+  }
+  return { status: 0, ok: false, heard: false, lost: true, key, tries: RETRY_AFTER_MS.length + 1,
+    data: { reason: failure }, seq: null };
 }
 
 async function logout() {
@@ -105,27 +134,59 @@ async function logout() {
   location.href = "/login";
 }
 
-// Live updates: `onState(state)` for every `name` event, with a word on the page while the
-// connection is down (the browser reconnects by itself and is sent the whole state again; a stream
-// the console refused, 503 while it is flooded, the browser gives up on: it is asked again here).
+// Live updates: `onState(state)` for every `name` event. The stream also says `alive` at once and
+// whenever it has been quiet for `every` seconds: the "live" mark is on while something was heard
+// within two of those, and `onLink(up)` is told when that changes. A stream silent longer than
+// that is closed and opened again (a connection can die without an error). The browser reconnects
+// a stream that failed by itself and is sent the whole state again; a stream the console refused,
+// 503 while it is flooded, the browser gives up on: it is asked again here.
 const REFUSED_RETRY_MS = 5000;
 
-export function live(url, name, onState) {
+export function live(url, name, onState, onLink = () => {}) {
   const status = document.getElementById("link");
-  const source = new EventSource(url);
-  source.addEventListener(name, (message) => {
-    if (status) { status.textContent = "live"; status.className = "link up"; }
-    onState(JSON.parse(message.data));
-  });
-  source.addEventListener("error", async () => {
-    if (status) { status.textContent = "reconnecting"; status.className = "link down"; }
-    if (url.startsWith("/api/events")) {
-      const answer = await fetch("/api/session", { credentials: "same-origin" });
-      if (answer.status === 401) location.href = `/login?next=${encodeURIComponent(location.pathname)}`;
+  let every = 5;
+  let heard = 0;
+  let up = null;
+  let source = null;
+  const mark = (now) => {
+    if (now === up) return;
+    up = now;
+    if (status) { status.textContent = now ? "live" : "not connected"; status.className = `link ${now ? "up" : "down"}`; }
+    onLink(now);
+  };
+  const open = () => {
+    heard = Date.now();
+    source = new EventSource(url);
+    source.addEventListener(name, (message) => {
+      heard = Date.now();
+      mark(true);
+      onState(JSON.parse(message.data));
+    });
+    source.addEventListener("alive", (message) => {
+      heard = Date.now();
+      every = Number(JSON.parse(message.data).every) || every;
+      mark(true);
+    });
+    source.addEventListener("error", async () => {
+      mark(false);
+      if (url.startsWith("/api/events")) {
+        const answer = await fetch("/api/session", { credentials: "same-origin" }).catch(() => null);
+        if (answer && answer.status === 401) location.href = `/login?next=${encodeURIComponent(location.pathname)}`;
+      }
+      if (source.readyState === EventSource.CLOSED) setTimeout(reopen, REFUSED_RETRY_MS);
+    });
+  };
+  const reopen = () => {
+    if (source) source.close();
+    open();
+  };
+  setInterval(() => {
+    if (Date.now() - heard > (2 * every + 1) * 1000) {
+      mark(false);
+      reopen();
     }
-    if (source.readyState === EventSource.CLOSED) setTimeout(() => live(url, name, onState), REFUSED_RETRY_MS);
-  });
-  return source;
+  }, 1000);
+  open();
 }
 
 const PIPS = {
@@ -148,10 +209,19 @@ export function diceRow(values, size = 28) {
 
 // The saved frame of a read with each die's box and value drawn on it (from the read event's
 // `boxes` and `size`), or a note when the read kept no frame.
+// A frame that cannot be loaded (gone from the disk, the network down) shows a note, never a
+// broken image.
 export function annotatedFrame(read, cls = "frame") {
   if (!read || !read.frame) return el("div", { class: `${cls} noframe` }, read ? "no frame saved" : "no read");
   const holder = el("div", { class: cls });
-  holder.append(el("img", { src: `/frames/${encodeURIComponent(read.frame)}`, alt: `frame ${read.frame}` }));
+  if (read.size) holder.style.setProperty("--aspect", (read.size[0] / read.size[1]).toFixed(4));
+  holder.append(el("img", {
+    onerror: () => {
+      holder.classList.add("noframe", "missing");
+      holder.replaceChildren(el("span", {}, `frame ${read.frame} could not be loaded`));
+    },
+    src: `/frames/${encodeURIComponent(read.frame)}`, alt: `frame ${read.frame}`,
+  }));
   if (read.size && read.boxes) {
     const [width, height] = read.size;
     const overlay = svg("svg", { viewBox: `0 0 ${width} ${height}`, class: "boxes", preserveAspectRatio: "none" });
@@ -204,6 +274,6 @@ export function header(state) {
   const recent = document.getElementById("recent");
   if (recent) {
     recent.replaceChildren(...state.last_rolls.slice(0, 6).map((roll) =>
-      el("span", { class: "recent-roll", title: `roll #${roll.seq}` }, diceRow(roll.dice, 18), ` ${roll.total}`)));
+      el("span", { class: "recent-roll", title: `roll ${roll.number}` }, diceRow(roll.dice, 18), ` ${roll.total}`)));
   }
 }
