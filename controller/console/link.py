@@ -31,6 +31,7 @@ from typing import Any
 
 from controller.main_loop import Stepped, Submission
 from controller.console.layouts import layout_json
+from controller.console.pit import PitWatch
 from controller.console.views import board_json, roll_json, table_json
 from controller.journal import ORIGIN, recall
 from controller.table import Phase, Step, TableState, display_phase
@@ -70,7 +71,8 @@ class TableLink:
     """
 
     def __init__(self, controller: TableController, inputs: queue.Queue[Any], *, frames_dir: Path | None,
-                 health: Health | None = None, verify_every_s: float | None = VERIFY_EVERY_S):
+                 health: Health | None = None, verify_every_s: float | None = VERIFY_EVERY_S,
+                 large_payout: int = 10_000):
         self.controller = controller
         self.inputs = inputs
         self.frames_dir = frames_dir
@@ -90,6 +92,8 @@ class TableLink:
             self.rolls.appendleft(roll_json(seq=record.seq, ts=record.ts, dice=record.dice, source=record.source,
                                             by=record.by, read=record.read,
                                             settlements=record.settlements, actions=record.actions))
+        self.pit = PitWatch(table.journal.entries(), large_payout)
+        """The shift, the dice and the pit's alerts, from every row of the journal."""
         self.read: dict[str, Any] | None = None
         self.actions: list[Mapping[str, Any]] = []
         """The console's inputs since the last roll (who bet, who pressed), for that roll's record."""
@@ -119,6 +123,7 @@ class TableLink:
         self.state = step.state
         if rows:
             self.head = (rows[-1].seq, rows[-1].hash)
+            self.pit.add(rows)
         name = event.get("event") if isinstance(event, Mapping) else None
         if isinstance(event, Mapping) and event.get("user"):
             self.actions.append(event)

@@ -24,7 +24,8 @@ from controller.web.serve import Listen
 from controller.web.users import StaticUsers
 from hardware.gpio import ManualClock, build_devices
 
-LOGINS = {"dana": ("dealer", "dana-pass"), "pete": ("pit", "pete-pass"), "dora": ("dealer", "dora-pass")}
+LOGINS = {"dana": ("dealer", "dana-pass"), "pete": ("pit", "pete-pass"), "dora": ("dealer", "dora-pass"),
+          "pia": ("pit", "pia-pass")}
 USERS = StaticUsers.with_passwords(LOGINS)
 
 
@@ -75,7 +76,8 @@ def console_table(tmp_path):
     the thread that opened it, as in the service); the test reads the journal read-only."""
     started: list[tuple[Any, ...]] = []
 
-    def make(game: str = "craps", config: TableConfig | None = None, verify_every_s: float | None = None) -> ConsoleTable:
+    def make(game: str = "craps", config: TableConfig | None = None, verify_every_s: float | None = None,
+             large_payout: int = 10_000) -> ConsoleTable:
         running = start(Listen("127.0.0.1", 0), USERS)
         assert running is not None
         made: queue.Queue[Any] = queue.Queue()
@@ -93,7 +95,7 @@ def console_table(tmp_path):
                 table = ConsoleTable(running.url.rstrip("/"), controller, inputs, running, journal.path,
                                      tmp_path / game / "frames")
                 running.attach(controller, inputs, frames_dir=table.frames, health=lambda: table.health,
-                               verify_every_s=verify_every_s)
+                               verify_every_s=verify_every_s, large_payout=large_payout)
                 made.put(table)
                 serve(controller, inputs, stop=stop, problems=dict, notifier=Notifier(""), tick=0.05)
             finally:
