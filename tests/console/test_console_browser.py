@@ -92,7 +92,7 @@ def test_a_wrong_password_is_refused(demo, browser, shots):
     url, _ = demo
     page = page_for(browser, url)
     page.goto(f"{url}/login")
-    assert page.locator("#demo").inner_text() == "Demo logins: dealer / dealer, pit / pit"
+    assert page.locator("#demo").inner_text() == "Demo logins: dealer / dealer, pit / pit, pit2 / pit2"
     page.fill("#user", "dealer")
     page.fill("#password", "not-the-password")
     page.click("button[type=submit]")
