@@ -225,6 +225,11 @@ class Tally:
         self._roll_frame: Any = None
 
     @property
+    def waiting(self) -> bool:
+        """Whether the last row read is an input whose verdict is still to come (the row after it)."""
+        return self._held is not None
+
+    @property
     def shift(self) -> ShiftSpan | None:
         """The last shift opened (open, or closed if none opened since)."""
         return self.shifts[-1] if self.shifts else None
