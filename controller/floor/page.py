@@ -28,7 +28,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from controller.floor.shifts import ShiftBook, shift_report, shifts_csv, summary
+from controller.floor.shifts import LIST_ROWS, ShiftBook, shift_report, shifts_csv, summary
 from controller.floor.store import Alert, FloorStore, FloorStoreError
 from controller.floor.topics import SILENT_AFTER_S
 
@@ -58,12 +58,19 @@ def floor_view(store: FloorStore, now: datetime | None = None, silent_after: flo
     keys = store.keys()
     silent = store.silent(silent_after, now)
     book.forget_except(current)
+    budget = LIST_ROWS
     tables = []
     for table in store.tables():
         state = states.get(table, {})
         status = state.get("status") or {}
         journal = current.get(table)
         last = store.last_row(table, journal) if journal else None
+        shift = None
+        if journal and last:
+            budget -= book.read(store, table, journal, limit=max(budget, 0))
+            done = book.read_up_to(table, journal)
+            shift = summary(book.settled(table, journal)) if done >= last[0] else {"reading": True, "read": done,
+                                                                                   "rows": last[0]}
         tables.append({
             "table": table,
             "online": state.get("online"),
@@ -78,7 +85,7 @@ def floor_view(store: FloorStore, now: datetime | None = None, silent_after: flo
             "behind": max(0, status["seq"] - last[0]) if last and isinstance(status.get("seq"), int)
             and status.get("journal") == journal else 0,
             "alerts": sum(1 for a in alerts if a.table == table and not a.accepted),
-            "shift": summary(book.tally(store, table, journal)) if journal else None,
+            "shift": shift,
         })
     return {"tables": tables, "alerts": [a.to_json() for a in reversed(alerts)],
             "offline": [t["table"] for t in tables if t["online"] is False],

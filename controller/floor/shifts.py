@@ -9,6 +9,10 @@ reads only the rows that came since the last look, and the page asks again every
 cost of one indexed query a table. The book lives in memory, in the page's event loop; a floor
 started again reads each journal once more.
 
+The floor list reads at most :data:`LIST_ROWS` rows at one look, so that a page just started over
+long journals answers at once, and says of a table it has not caught up with that it is reading
+its journal; a table's page and the CSV read what they need.
+
 The last row of a copy may be an input whose verdict (its ``rejected`` row, or none) has not come
 yet: it counts as taken, as ``floor report`` counts it, on a copy of the tally, so that a refusal
 that follows is still read right.
@@ -25,6 +29,10 @@ from controller.pit import Tally, rows_of_lines
 from controller.pit.events import bank_total
 from controller.pit.report import ShiftSpan, ratio
 
+#: The rows the floor list reads at one look, of every table together (some tens of microseconds
+#: each): a look stays within a fraction of a second, and a page started over a floor of long
+#: journals catches up over its first looks, a second apart.
+LIST_ROWS = 10_000
 #: The columns of the accountants' CSV: one line a shift, money in cents.
 CSV_COLUMNS = ("table", "game", "journal", "opened_seq", "opened_at", "opened_by", "closed_seq", "closed_at",
                "closed_by", "rolls", "decisions", "handle_cents", "drop_cents", "win_cents", "hold", "opening_cents",
@@ -38,23 +46,36 @@ class ShiftBook:
     """The tally of each table's current journal, kept up to date with the floor's copy."""
 
     def __init__(self) -> None:
-        self._tallies: dict[tuple[str, str], tuple[Tally, int]] = {}
+        self._tallies: dict[tuple[str, str], Tally] = {}
 
-    def tally(self, store: FloorStore, table: str, journal: str) -> Tally:
-        """``table``'s journal ``journal`` read up to the copy's last row, its last input counted."""
-        key = (table, journal)
-        tally, last = self._tallies.get(key, (None, 0))
-        if tally is None:
-            tally = Tally()
-        for row in rows_of_lines(store.lines(table, journal, since=last)):
+    def read(self, store: FloorStore, table: str, journal: str, limit: int = -1) -> int:
+        """Read ``table``'s journal ``journal`` on from where the last look stopped, at most ``limit``
+        rows (all when negative); how many were read."""
+        tally = self._tallies.setdefault((table, journal), Tally())
+        read = 0
+        for row in rows_of_lines(store.lines(table, journal, since=tally.last[0] if tally.last else 0, limit=limit)):
             tally.add(row)
-            last = row[0]
-        self._tallies[key] = (tally, last)
+            read += 1
+        return read
+
+    def read_up_to(self, table: str, journal: str) -> int:
+        """The last row of ``journal`` read so far (0 for none)."""
+        tally = self._tallies.get((table, journal))
+        return tally.last[0] if tally is not None and tally.last else 0
+
+    def settled(self, table: str, journal: str) -> Tally:
+        """The tally of the rows read, its last input counted (on a copy, until its verdict comes)."""
+        tally = self._tallies.get((table, journal)) or Tally()
         if not tally.waiting:
             return tally
         settled = copy.deepcopy(tally)
         settled.judge(None)
         return settled
+
+    def tally(self, store: FloorStore, table: str, journal: str) -> Tally:
+        """``table``'s journal ``journal`` read up to the copy's last row, its last input counted."""
+        self.read(store, table, journal)
+        return self.settled(table, journal)
 
     def forget_except(self, current: dict[str, str]) -> None:
         """Drop the tallies of journals no longer current (a table archived, another line chosen)."""

@@ -96,6 +96,17 @@ def test_the_floor_list_and_a_tables_page_carry_its_shift(tmp_path, floor_db):
     json.dumps(view, allow_nan=False)
 
 
+def test_a_page_just_started_reads_long_journals_over_several_looks(floor_db, monkeypatch):
+    with FloorStore(floor_db, readonly=True) as store:
+        whole = {t["table"]: t["shift"] for t in floor_view(store, book=ShiftBook())["tables"]}
+        monkeypatch.setattr("controller.floor.page.LIST_ROWS", 8)
+        book = ShiftBook()
+        looks = [{t["table"]: t["shift"] for t in floor_view(store, book=book)["tables"]} for _ in range(8)]
+    assert looks[0]["craps-1"]["reading"] is True and looks[0]["craps-1"]["read"] == 8
+    assert looks[0]["craps-2"] == {"reading": True, "read": 0, "rows": looks[0]["craps-2"]["rows"]}
+    assert looks[-1] == whole and whole["craps-1"]["open"] is True
+
+
 def test_the_book_reads_each_journal_once_and_counts_an_input_before_its_verdict_only_until_it_comes(tmp_path):
     lines = journal_of(tmp_path, "craps-3", [SHIFT[0], {"event": "buy_in", "seat": "Z", "amount": 700, "user": "pat"},
                                              SHIFT[1]])

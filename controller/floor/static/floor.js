@@ -27,6 +27,7 @@ function percent(value) { return value === null || value === undefined ? "–" :
 // A table's last shift on its card: win and hold, and what the pit must look at.
 function shiftLine(shift) {
   if (!shift) return el("div", {class: "shift-line"}, el("span", {}, "no shift yet"));
+  if (shift.reading) return el("div", {class: "shift-line"}, el("span", {}, `reading its journal: ${shift.read} of ${shift.rows} rows`));
   const flags = [shift.dice_alarm ? "dice flagged" : "", shift.variance_cents ? `variance ${money(shift.variance_cents)}` : ""]
     .filter(Boolean).join(" · ");
   return el("div", {class: "shift-line", "data-shift": shift.open ? "open" : "closed"},
