@@ -32,7 +32,7 @@ from controller.pit.report import ShiftSpan, ratio
 #: The rows the floor list reads at one look, of every table together (some tens of microseconds
 #: each): a look stays within a fraction of a second, and a page started over a floor of long
 #: journals catches up over its first looks, a second apart.
-LIST_ROWS = 10_000
+LIST_ROWS = 5_000
 #: The columns of the accountants' CSV: one line a shift, money in cents.
 CSV_COLUMNS = ("table", "game", "journal", "opened_seq", "opened_at", "opened_by", "closed_seq", "closed_at",
                "closed_by", "rolls", "decisions", "handle_cents", "drop_cents", "win_cents", "hold", "opening_cents",
