@@ -114,3 +114,18 @@ def test_a_journal_with_pit_entries_replays_and_audits_as_before(tmp_path):
         assert again.state == state and len(journal) == rows and again.completed == 0
         audited = audit(journal)
     assert audited.ok and audited.to_json()["settlements"] == 1
+
+
+def test_a_journal_is_not_archived_with_a_shift_open_unless_forced(tmp_path, capsys):
+    """The next journal would begin without the shift, and its report needs its opening and its close."""
+    from controller.cli import main
+
+    with Journal(tmp_path / "state" / "journal.sqlite3") as journal:
+        JournaledTable.open(journal, "craps", TableConfig()).submit(OPEN)
+    archive = ["journal", "--state-dir", str(tmp_path / "state"), "archive", "--to", str(tmp_path / "archive")]
+    assert main(archive) == 2
+    assert "a shift is open" in capsys.readouterr().err
+    with Journal(tmp_path / "state" / "journal.sqlite3") as journal:
+        table = JournaledTable.open(journal, "craps", TableConfig())
+        assert table.submit({"event": "shift_close", "bank": {"2500": 40}, "user": "pat"}).accepted
+    assert main(archive) == 0

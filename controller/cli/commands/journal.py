@@ -207,8 +207,8 @@ def _unsent_to_floor(state_dir: Path, publishes: bool) -> str | None:
 
 
 def _unfinished_business(state_dir) -> str | None:
-    """What archiving the journal of ``state_dir`` would drop from the table: bets on the layout, or
-    a roll under way (the journal replayed under its own rules, writing nothing). None when the
+    """What archiving the journal of ``state_dir`` would drop from the table: bets on the layout, a
+    roll under way, or an open shift (the journal replayed under its own rules, writing nothing). None when the
     layout is clear, or when the journal cannot be replayed (a damaged one is archived as evidence)."""
     from controller import rules
     from controller.journal import Journal
@@ -224,6 +224,8 @@ def _unfinished_business(state_dir) -> str | None:
     found = []
     if state.phase is not Phase.BETTING:
         found.append(f"a roll is under way ({state.phase.value})")
+    if state.shift is not None and state.shift.open:
+        found.append("a shift is open (the next journal would begin without it: close it with its count)")
     on_layout = rules.open_bets(state.rules)
     if on_layout:
         found.append(f"{len(on_layout)} bet{'s' if len(on_layout) != 1 else ''} on the layout "
