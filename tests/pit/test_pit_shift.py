@@ -3,13 +3,17 @@ each fill and credit countersigned by a second user, no close while one waits; a
 taken in any phase, change nothing the game, the journal's replay or its audit sees."""
 from __future__ import annotations
 
+import re
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
 from controller.audit import audit
+from controller.cli import main
+from controller.console.inputs import FIELDS
 from controller.journal import Journal
-from controller.pit.events import PitRefused, parse_pit_event
+from controller.pit.events import PIT_EVENTS, PitRefused, parse_pit_event
 from controller.rules import TableConfig
 from controller.table import JournaledTable, Phase, new_table, step
 
@@ -118,8 +122,6 @@ def test_a_journal_with_pit_entries_replays_and_audits_as_before(tmp_path):
 
 def test_a_journal_is_not_archived_with_a_shift_open_unless_forced(tmp_path, capsys):
     """The next journal would begin without the shift, and its report needs its opening and its close."""
-    from controller.cli import main
-
     with Journal(tmp_path / "state" / "journal.sqlite3") as journal:
         JournaledTable.open(journal, "craps", TableConfig()).submit(OPEN)
     archive = ["journal", "--state-dir", str(tmp_path / "state"), "archive", "--to", str(tmp_path / "archive")]
@@ -129,3 +131,18 @@ def test_a_journal_is_not_archived_with_a_shift_open_unless_forced(tmp_path, cap
         table = JournaledTable.open(journal, "craps", TableConfig())
         assert table.submit({"event": "shift_close", "bank": {"2500": 40}, "user": "pat"}).accepted
     assert main(archive) == 0
+
+
+def test_the_console_takes_the_fields_docs_events_lists_for_each_pit_input():
+    """docs/events.md is the contract the console's input check holds inputs to."""
+    page = (Path(__file__).resolve().parents[2] / "docs" / "events.md").read_text()
+    section = page.split("### The pit's inputs")[1].split("###")[0]
+    listed = {}
+    for line in section.splitlines():
+        cells = line.split("|")
+        if len(cells) > 3 and cells[1].strip().startswith("`"):
+            fields = tuple(name for name in re.findall(r"`([a-z_]+)`", cells[2]))
+            for event in re.findall(r"`([a-z_]+)`", cells[1]):
+                listed[event] = fields
+    assert set(listed) == set(PIT_EVENTS)
+    assert {event: set(fields) for event, fields in listed.items()} == {e: set(FIELDS[e]) for e in PIT_EVENTS}
