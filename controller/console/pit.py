@@ -2,8 +2,9 @@
 read from the journal's rows by :class:`controller.pit.Tally` (``GET /api/shift``).
 
 Why a tally of the rows and not counters of its own: the pit's numbers are the journal's
-(ARCHITECTURE.md), the same ``dicetable journal report`` and the floor compute; the console reads
-the journal once when it attaches to a table, then each step's rows as the table writes them.
+(:mod:`controller.pit.report` says why), the same ``dicetable journal report`` and the floor
+compute; the console reads the journal once when it attaches to a table, then each step's rows as
+the table writes them.
 
 The alerts are derived, never stored or acknowledged (there is no approval step): every override
 (a hand entry, a void, a correction of the camera's dice) and every payout of at least

@@ -2,9 +2,9 @@
 win and hold, a table's shift report, the accountants' CSV.
 
 Why a book of tallies and not a table of numbers: the pit's numbers are computed from journals,
-never kept beside them (ARCHITECTURE.md), so the floor reads its copy of each table's current
-journal with :class:`controller.pit.Tally`, the same reading ``dicetable floor report`` and the
-table's ``journal report`` make. The floor's rows never change once stored, so a table's tally
+never kept beside them (:mod:`controller.pit.report` says why), so the floor reads its copy of
+each table's current journal with :class:`controller.pit.Tally`, the same reading ``dicetable
+floor report`` and the table's ``journal report`` make. The floor's rows never change once stored, so a table's tally
 reads only the rows that came since the last look, and the page asks again every second at the
 cost of one indexed query a table. The book lives in memory, in the page's event loop; a floor
 started again reads each journal once more.
