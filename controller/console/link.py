@@ -86,14 +86,14 @@ class TableLink:
         total = len(table.journal)
         entries = list(table.journal.entries(max(0, total - 1)))
         self.head = (entries[-1].seq, entries[-1].hash) if entries else (0, "")
+        self.pit = PitWatch(table.journal.entries(), large_payout)
+        """The shift, the dice and the pit's alerts, from every row of the journal."""
         records = recall(table.journal, KEEP_ROLLS, since=max(0, total - TAIL_ROWS))
         self.rolls: deque[dict[str, Any]] = deque(maxlen=KEEP_ROLLS)
         for record in records:
             self.rolls.appendleft(roll_json(seq=record.seq, ts=record.ts, dice=record.dice, source=record.source,
                                             by=record.by, read=record.read,
                                             settlements=record.settlements, actions=record.actions))
-        self.pit = PitWatch(table.journal.entries(), large_payout)
-        """The shift, the dice and the pit's alerts, from every row of the journal."""
         self.read: dict[str, Any] | None = None
         self.actions: list[Mapping[str, Any]] = []
         """The console's inputs since the last roll (who bet, who pressed), for that roll's record."""
