@@ -180,6 +180,6 @@ def _attach_console(assembled: AssembledTable, console: RunningConsole | None) -
     if console is None:
         return
     link = console.attach(assembled.controller, assembled.inputs, frames_dir=assembled.frames_dir,
-                          health=assembled.health)
+                          health=assembled.health, large_payout=assembled.config.pit.large_payout)
     assembled.console, assembled.link = console, link
     assembled._closing.append(lambda: console.detach(link))

@@ -10,7 +10,10 @@ generated scene filmed at 30 frames per second, through the real settle
 detector and dice reader; the result goes to the display stand-in over the
 real serial link on a pseudo-terminal; every event is journaled in
 ``var/<game>/``. The dealer looks at the dice as a dealer does: an unsure
-read that is right is confirmed, anything else is entered by hand.
+read that is right is confirmed, anything else is entered by hand. The pit
+runs a shift on each table: it opens it with a bank, sells each player chips,
+has a fill countersigned by a second pit user, and closes it with the count
+of the tray (docs/console.md, "The shift").
 
 Printed: each roll, its read and status, how it was resolved, and the
 settlements; at the end of each game the journal's chain check and each
@@ -60,6 +63,12 @@ if TYPE_CHECKING:
 
 GAMES = tuple(RULES)
 ROLLS = {"craps": 5, "hazard": 2, "bang": 4}
+#: The demo's shift: the opening bank by chip denomination (cents: $1,750.00), each seated
+#: player's buy-in, the fill, and the chips the tray is counted in at the close, largest first.
+DEMO_BANK = {"2500": 40, "500": 100, "100": 200, "25": 200}
+BUY_IN = 10_000
+FILL = 50_000
+COUNTED_IN = (10_000, 2500, 500, 100, 25, 5, 1)
 DEMO_SPIN_S = 0.3
 MAX_FRAMES_PER_ROLL = 300
 
@@ -254,6 +263,37 @@ class DemoTable:
                 return
             self.press("void")
 
+    def open_shift(self) -> None:
+        """The pit opens a shift (one left open by an earlier run goes on) and sells each seated
+        player chips, as a pit user does from the pit's page."""
+        shift = self.state.shift
+        if shift is None or not shift.open:
+            self.controller.submit({"event": "shift_open", "bank": DEMO_BANK, "user": "pit"})
+        for seat in self.players.seats:
+            self.controller.submit({"event": "buy_in", "seat": seat, "amount": BUY_IN, "user": "pit"})
+        print(f"  pit: shift open, bank {dollars(sum(int(d) * n for d, n in DEMO_BANK.items()))}; chips sold: "
+              + ", ".join(f"{seat} {dollars(BUY_IN)}" for seat in self.players.seats), file=self.out)
+
+    def close_shift(self) -> None:
+        """A fill entered by one pit user and countersigned by the other, then the shift closed with
+        the tray counted: exactly what the journal says it should hold."""
+        from controller.pit import report, rows_of_entries
+
+        slip = f"F-{len(self.journal) + 1}"
+        self.controller.submit({"event": "fill", "slip": slip, "amount": FILL, "user": "pit"})
+        self.controller.submit({"event": "countersign", "slip": slip, "user": "pit2"})
+        shift = report(rows_of_entries(self.journal.entries()))["shifts"][-1]
+        left, counted = shift["expected_cents"], {}
+        for chip in COUNTED_IN:
+            if left >= chip:
+                counted[str(chip)], left = left // chip, left % chip
+        self.controller.submit({"event": "shift_close", "bank": counted or {"25": 0}, "user": "pit"})
+        closed = report(rows_of_entries(self.journal.entries()))["shifts"][-1]
+        hold = f"{closed['hold'] * 100:.1f} %" if closed["hold"] is not None else "-"
+        print(f"  pit: fill {slip} {dollars(FILL)} by pit, countersigned by pit2; shift closed: counted "
+              f"{dollars(closed['closing_cents'] or 0)}, expected {dollars(closed['expected_cents'])}, win "
+              f"{dollars(closed['win_cents'])}, hold {hold}", file=self.out)
+
     def play_roll(self, number: int, extra_bets: list[dict[str, Any]]) -> None:
         state = self.state
         who = f"shooter {state.rules.shooter}" if hasattr(state.rules, "shooter") else "dealer's cage"
@@ -420,6 +460,7 @@ def _play(demo: DemoTable, rolls: int | None, extra: list[dict[str, Any]], state
     if demo.set_aside:
         print(f"  (the earlier demo journal does not fit this version; kept as {demo.set_aside})", file=out)
     demo.settle_leftovers()
+    demo.open_shift()
     for number in range(1, (rolls or ROLLS[game]) + 1):
         demo.play_roll(number, extra if number == 1 else [])
         demo.show_display()
@@ -432,6 +473,7 @@ def _play(demo: DemoTable, rolls: int | None, extra: list[dict[str, Any]], state
         demo.press("next_shooter")
         if demo.state.rules.shooter != before:
             print(f"    shooter {before} -> {demo.state.rules.shooter}", file=out)
+    demo.close_shift()
     report = verify(demo.journal)
     nets = ", ".join(f"{seat} {'+' if c >= 0 else ''}{dollars(c)}" for seat, c in sorted(demo.printer.net.items()))
     print(f"  {game} done: {demo.state.rolls} rolls on this table so far; this session: {nets or 'no bets settled'}",

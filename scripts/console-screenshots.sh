@@ -10,5 +10,6 @@ cd "$(dirname "$0")/.."
 scripts/ensure-chromium.sh
 mkdir -p docs/images
 DICETABLE_SCREENSHOTS="$PWD/docs/images" .venv/bin/python -m pytest -q -p no:cacheprovider tests/console/test_console_browser.py \
-    tests/console/test_console_screen.py
+    tests/console/test_console_screen.py \
+    tests/console/test_console_shift_browser.py
 ls -l docs/images/console-*.png

@@ -3,6 +3,7 @@ usage line and exit 2, before a command starts work it could not finish."""
 from __future__ import annotations
 
 import argparse
+from datetime import datetime
 from typing import Callable
 
 
@@ -30,3 +31,17 @@ def positive_number(text: str) -> float:
 
 
 positive_number.__name__ = "number"
+
+
+def iso_time(text: str) -> datetime:
+    """An argparse ``type`` for a time in ISO 8601 (``2026-12-01T18:00``, ``...Z``, ``...+01:00``);
+    without a zone it is UTC, as the journal's times are."""
+    from controller.pit import parse_time
+
+    try:
+        return parse_time(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an ISO 8601 time such as 2026-12-01T18:00Z: {text!r}") from None
+
+
+iso_time.__name__ = "time"

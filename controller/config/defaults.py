@@ -58,9 +58,10 @@ DEFAULTS: dict[str, Any] = {
         # How long the cage motor turns for one spin, in seconds.
         "spin_seconds": 3.0,
     },
-    # The web console (controller/web/settings.py checks these): "" listens nowhere.
+    # The web console (controller/web/settings.py checks these): "" listens nowhere. large_payout:
+    # a payout (a winning bet's paid less its stake, cents) from which the pit is alerted.
     "console": {"listen": "", "users": "users", "certificate": "", "key": "", "networks": [], "hosts": [],
-                "trusted_proxies": []},
+                "trusted_proxies": [], "large_payout": 10000},
     # Empty broker: no floor. Otherwise every journal row goes to this MQTT broker as table_id
     # (controller/floor, docs/floor.md).
     "floor": {"broker": "", "table_id": "", "username": "", "password_file": "", "cafile": ""},

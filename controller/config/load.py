@@ -16,7 +16,7 @@ from controller.config import sections
 from controller.config.defaults import DEFAULTS, DEMO_SOURCE
 from controller.config.delegated import build_console, build_floor, build_rules_pins_gpio, load_calibration
 from controller.config.files import check_state_dir, read_toml
-from controller.config.settings import CameraSettings, Config, DisplaySettings, HazardSettings
+from controller.config.settings import CameraSettings, Config, DisplaySettings, HazardSettings, PitSettings
 from messages import ConfigError
 
 Problems = list[tuple[str, str]]
@@ -53,6 +53,7 @@ def validate(data: dict[str, Any], source: str) -> Config:
     sections.check_uart_pins(built.get("pins"), merged["display"], problems)
     calibration, empty_image = load_calibration(merged["calibration"], folder, problems)
     console = build_console(merged["console"], folder, problems)
+    sections.check_large_payout(merged["console"], problems)
     camera, table = merged["camera"], merged["table"]
     sections.spell_camera_source(camera)
     sections.check_calibrated_size(camera, calibration, empty_image, problems)
@@ -71,7 +72,7 @@ def validate(data: dict[str, Any], source: str) -> Config:
                   rules=built["rules"], pins=built["pins"], gpio=built["gpio"],
                   camera=CameraSettings(**camera), display=DisplaySettings(**merged["display"]),
                   calibration=calibration, empty_image=empty_image, hazard=HazardSettings(**merged["hazard"]),
-                  console=console, floor=floor)
+                  console=console, floor=floor, pit=PitSettings(merged["console"]["large_payout"]))
 
 
 def _merged(data: dict[str, Any], problems: Problems) -> dict[str, Any]:

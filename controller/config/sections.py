@@ -62,6 +62,13 @@ def check_keys(merged: dict[str, Any], problems: Problems) -> None:
                 problems.append((f"{section}.{key}", message))
 
 
+def check_large_payout(console: dict[str, Any], problems: Problems) -> None:
+    """``console.large_payout``, the pit's threshold (the rest of ``[console]`` is the web layer's)."""
+    message = positive_int(console["large_payout"])
+    if message:
+        problems.append(("console.large_payout", message + " (cents)"))
+
+
 # --- [table] ---------------------------------------------------------------------------------------
 
 def state_dir(table: dict[str, Any], base: Path | None) -> Path:

@@ -4,7 +4,8 @@ Made only by :func:`controller.config.validate`, after every key was checked, so
 one the table can use. ``[table]``'s keys are the :class:`Config`'s own fields (``game``,
 ``state_dir``, ``pin_factory``); ``[rules]``, ``[pins]``, ``[gpio]``, ``[console]`` and ``[floor]``
 are the settings objects of the layers that use them (``TableConfig``, ``PinMap``,
-``GpioSettings``, ``WebSettings``, ``FloorLink``), ``[calibration]`` the reader's ``Calibration``.
+``GpioSettings``, ``WebSettings``, ``FloorLink``), ``[calibration]`` the reader's ``Calibration``;
+``[console] large_payout`` is the pit's (:class:`PitSettings`), the rest of ``[console]`` the web layer's.
 """
 from __future__ import annotations
 
@@ -73,6 +74,14 @@ class HazardSettings:
 
 
 @dataclass(frozen=True)
+class PitSettings:
+    """What the pit is alerted of (``[console] large_payout``): a winning bet's payout (``paid`` less
+    the stake, cents) from this much on. Overrides (hand entries, voids, corrections) always are."""
+
+    large_payout: int = 10_000
+
+
+@dataclass(frozen=True)
 class Config:
     """A validated configuration. ``source`` is the file it came from (for messages)."""
 
@@ -92,3 +101,5 @@ class Config:
     console: WebSettings
     #: ``[floor]``: the table's id and broker, or None.
     floor: FloorLink | None = None
+    #: ``[console] large_payout``: what the pit's page raises an alert for.
+    pit: PitSettings = PitSettings()

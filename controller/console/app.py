@@ -16,6 +16,10 @@ state it shows is built in :mod:`controller.console.views` from what the table s
   being dealt or the table did not take it in time (then it never takes effect); 429 past the
   session's rate (:mod:`controller.web.inputs`). Each honours ``Idempotency-Key``: the same key again
   gets the first answer, and the table does it once.
+- ``GET /api/shift`` -- the pit: the last shift's report, the dice's honesty and the pit's alerts
+  (:mod:`controller.console.pit`). ``POST /api/shift`` (``shift_open``, ``shift_close``,
+  ``buy_in``, ``fill``, ``credit``, ``countersign``) and ``POST /api/dice`` (``dice_set``) -- the
+  pit: its entries, answered and kept once per ``Idempotency-Key`` as the dealer's inputs are.
 - ``POST /api/verify`` -- any user: check the journal's chain now (202).
 - ``GET /api/board``, ``GET /api/board/events`` (server-sent ``board`` events) -- no login.
 - ``/``, ``/login``, ``/dealer``, ``/pit``, ``/board`` -- the pages; ``/static/...`` their files.
@@ -63,10 +67,13 @@ HEALTH_EVERY_S = 2.0
 #: says which); a press must name its button, so that a body naming none presses nothing.
 BETS, REMOVALS = ("bet",), ("remove",)
 ACTIONS = ("lock", "confirm", "void", "manual", "next_shooter")
+#: The pit's entries: a shift, chips sold, fills and credits and their countersigns; the dice changed.
+SHIFT_ENTRIES = ("shift_open", "shift_close", "buy_in", "fill", "credit", "countersign")
+DICE = ("dice_set",)
 #: The paths anyone may use; every other needs a session (401 before anything else, a wrong method too).
 PUBLIC = ("/healthz", "/api/login", "/api/board", "/api/board/events", "/login", "/board")
 #: The paths whose refusals carry ``rule`` (null for any but the engine's): a wrong method's too.
-WITH_RULE = ("/api/bets", "/api/remove", "/api/actions")
+WITH_RULE = ("/api/bets", "/api/remove", "/api/actions", "/api/shift", "/api/dice")
 #: The event streams, by kind: the gate caps those of clients without a login kind by kind.
 STREAMS = {"/api/board/events": "board", "/api/events": "state"}
 #: Seconds between two ``alive`` events on a quiet stream: a page that hears nothing for two of
@@ -261,10 +268,20 @@ class Console:
     async def actions(self, request: Request) -> Response:
         return await self._step(request, ACTIONS)
 
-    async def _step(self, request: Request, allowed: tuple[str, ...]) -> Response:
-        """A dealer's input: into the table's queue, answered with what the table did; once per
-        ``Idempotency-Key``."""
-        session = self.auth.require(request, role="dealer", change=True)
+    async def shift(self, request: Request) -> Response:
+        self.auth.require(request, role="pit")
+        return JSONResponse(self.table().pit.to_json())
+
+    async def shift_entry(self, request: Request) -> Response:
+        return await self._step(request, SHIFT_ENTRIES, role="pit")
+
+    async def dice(self, request: Request) -> Response:
+        return await self._step(request, DICE, role="pit")
+
+    async def _step(self, request: Request, allowed: tuple[str, ...], role: str = "dealer") -> Response:
+        """A dealer's (or, for its entries, the pit's) input: into the table's queue, answered with
+        what the table did; once per ``Idempotency-Key``."""
+        session = self.auth.require(request, role=role, change=True)
         wait = self.rate.take(session.token)
         if wait > 0:
             raise Denied(429, f"too many inputs at once: try again in {wait:.1f} s", {"Retry-After": str(int(wait) + 1)})
@@ -362,6 +379,9 @@ def build_app(console: Console, names: HostNames, networks: Iterable[Network] = 
         Route("/api/bets", console.bets, methods=["POST"]),
         Route("/api/remove", console.remove, methods=["POST"]),
         Route("/api/actions", console.actions, methods=["POST"]),
+        Route("/api/shift", console.shift),
+        Route("/api/shift", console.shift_entry, methods=["POST"]),
+        Route("/api/dice", console.dice, methods=["POST"]),
         Route("/api/verify", console.verify, methods=["POST"]),
         Route("/frames/{name}", console.frame),
         Route("/", console.home),

@@ -1,4 +1,4 @@
-"""A dealer's request as a table input: the event its body names, held to the fields
+"""A dealer's or the pit's request as a table input: the event its body names, held to the fields
 docs/events.md lists for it, before anything reaches the table.
 
 Three outcomes (:func:`read_event`):
@@ -18,9 +18,11 @@ import hashlib
 import json
 from typing import Any
 
+from controller.pit.events import FIELDS as PIT_FIELDS, LONG_VALUES
 from controller.table import malformed_event
 
-#: The fields of each input the console takes, as docs/events.md lists them (besides ``event``).
+#: The fields of each input the console takes, as docs/events.md lists them (besides ``event``):
+#: the dealer's, and the pit's (:mod:`controller.pit.events`).
 FIELDS: dict[str, tuple[str, ...]] = {
     "bet": ("seat", "bet", "number", "amount", "on"),
     "remove": ("seat", "bet", "number", "on"),
@@ -29,10 +31,12 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "void": (),
     "manual": ("dice",),
     "next_shooter": ("seat",),
+    **PIT_FIELDS,
 }
 #: Fields of a request the console sets itself, whatever the browser sent.
 OURS = ("user", "via")
-#: The longest a field's value may be, written as JSON (three dice, a seat's name, an amount).
+#: The longest a field's value may be, written as JSON (three dice, a seat's name, an amount), but
+#: for the fields of :data:`~controller.pit.events.LONG_VALUES` (a bank counted by denomination).
 MAX_VALUE = 64
 
 
@@ -66,9 +70,9 @@ def read_event(body: bytes, allowed: tuple[str, ...], path: str) -> dict[str, An
     event = {key: value for key, value in data.items() if key not in OURS and key != "event"}
     problem = next((_unknown(key, name, fields) for key in event if key not in fields), None)
     if problem is None:
-        problem = next((f"the value of {key} is {length} characters long as JSON, more than the {MAX_VALUE} "
+        problem = next((f"the value of {key} is {length} characters long as JSON, more than the {longest} "
                         f"a value of {name} may have" for key, value in event.items()
-                        if (length := len(json.dumps(value))) > MAX_VALUE), None)
+                        if (length := len(json.dumps(value))) > (longest := LONG_VALUES.get(key, MAX_VALUE))), None)
     if problem is not None:
         text = body.decode("utf-8", "backslashreplace")
         kept = {"bytes": len(body), "sha256": hashlib.sha256(body).hexdigest()} if len(text) > 200 else {}

@@ -31,6 +31,7 @@ from typing import Any
 
 from controller.main_loop import Stepped, Submission
 from controller.console.layouts import layout_json
+from controller.console.pit import PitWatch
 from controller.console.views import board_json, roll_json, table_json
 from controller.journal import ORIGIN, recall
 from controller.table import Phase, Step, TableState, display_phase
@@ -70,7 +71,8 @@ class TableLink:
     """
 
     def __init__(self, controller: TableController, inputs: queue.Queue[Any], *, frames_dir: Path | None,
-                 health: Health | None = None, verify_every_s: float | None = VERIFY_EVERY_S):
+                 health: Health | None = None, verify_every_s: float | None = VERIFY_EVERY_S,
+                 large_payout: int = 10_000):
         self.controller = controller
         self.inputs = inputs
         self.frames_dir = frames_dir
@@ -84,6 +86,8 @@ class TableLink:
         total = len(table.journal)
         entries = list(table.journal.entries(max(0, total - 1)))
         self.head = (entries[-1].seq, entries[-1].hash) if entries else (0, "")
+        self.pit = PitWatch(table.journal.entries(), large_payout)
+        """The shift, the dice and the pit's alerts, from every row of the journal."""
         records = recall(table.journal, KEEP_ROLLS, since=max(0, total - TAIL_ROWS))
         self.rolls: deque[dict[str, Any]] = deque(maxlen=KEEP_ROLLS)
         # The last roll recalled is the table's last: the rolls are numbered back from the count.
@@ -120,6 +124,7 @@ class TableLink:
         self.state = step.state
         if rows:
             self.head = (rows[-1].seq, rows[-1].hash)
+            self.pit.add(rows)
         name = event.get("event") if isinstance(event, Mapping) else None
         if isinstance(event, Mapping) and event.get("user"):
             self.actions.append(event)

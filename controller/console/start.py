@@ -25,8 +25,9 @@ from controller.web.users import StaticUsers, Users, UsersFile
 
 #: Where the demo's console listens.
 DEMO_LISTEN = Listen("127.0.0.1", 8080)
-#: The demo's logins (only ever on loopback): name -> (role, password).
-DEMO_LOGINS = {"dealer": ("dealer", "dealer"), "pit": ("pit", "pit")}
+#: The demo's logins (only ever on loopback): name -> (role, password). Two for the pit, since a
+#: fill or a credit is countersigned by a second user.
+DEMO_LOGINS = {"dealer": ("dealer", "dealer"), "pit": ("pit", "pit"), "pit2": ("pit", "pit2")}
 
 
 @dataclass
@@ -39,9 +40,12 @@ class RunningConsole:
         return self.server.url
 
     def attach(self, controller: TableController, inputs: queue.Queue[Any], *, frames_dir: Path | None,
-               health: Health | None = None, verify_every_s: float | None = 600.0) -> TableLink:
-        """Serve ``controller``'s table; call it in the table's thread, before it takes inputs."""
-        link = TableLink(controller, inputs, frames_dir=frames_dir, health=health, verify_every_s=verify_every_s)
+               health: Health | None = None, verify_every_s: float | None = 600.0,
+               large_payout: int = 10_000) -> TableLink:
+        """Serve ``controller``'s table; call it in the table's thread, before it takes inputs.
+        ``large_payout``: the payout (cents) from which the pit is alerted."""
+        link = TableLink(controller, inputs, frames_dir=frames_dir, health=health, verify_every_s=verify_every_s,
+                         large_payout=large_payout)
         self.console.attach(link)
         return link
 
@@ -79,7 +83,7 @@ def start_demo(listen: Listen, err: IO[str] | None = None) -> RunningConsole | N
         print(f"console: {listen} is not free (or not this machine's); the demo plays without its console", file=err)
         return None
     if listen.loopback:
-        print(f"console: {running.url} (demo logins: dealer/dealer, pit/pit; the board: {running.url}board)", file=err)
+        print(f"console: {running.url} (demo logins: dealer/dealer, pit/pit, pit2/pit2; the board: {running.url}board)", file=err)
     else:
         print(f"console: {running.url}board (the demo's logins work on loopback only: on {listen.host} "
               "nobody can log in)", file=err)

@@ -12,7 +12,10 @@ look (the page changes nothing); off loopback it serves only with TLS.
 - ``POST /api/login``, ``POST /api/logout``, ``GET /api/whoami`` -- :class:`controller.web.auth.Auth`.
 - ``GET /api/floor`` -- the floor now (:func:`floor_view`); ``GET /api/events`` -- the same, pushed
   when it changes (``floor``), and each alert as it is raised (``alert``).
-- ``GET /api/tables/{table}`` -- a table's journals and its last rows (:func:`table_history`).
+- ``GET /api/tables/{table}`` -- a table's journals, its last rows and its shift report
+  (:func:`table_history`).
+- ``GET /api/shifts.csv`` -- every shift of every table's current journal, for accounting
+  (:func:`controller.floor.shifts.shifts_csv`).
 - Any other path: 404 ``{"reason"}``; a method a path does not take: 405 ``{"reason"}``, after the
   401 of a path that needs a session.
 """
@@ -25,6 +28,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from controller.floor.shifts import LIST_ROWS, ShiftBook, shift_report, shifts_csv, summary
 from controller.floor.store import Alert, FloorStore, FloorStoreError
 from controller.floor.topics import SILENT_AFTER_S
 
@@ -41,21 +45,32 @@ class PageError(ValueError):
     """The page cannot be served as asked (an address, a users file, TLS); the message says why."""
 
 
-def floor_view(store: FloorStore, now: datetime | None = None, silent_after: float = SILENT_AFTER_S) -> dict[str, Any]:
+def floor_view(store: FloorStore, now: datetime | None = None, silent_after: float = SILENT_AFTER_S,
+               book: ShiftBook | None = None) -> dict[str, Any]:
     """What the page shows: each table (online, silent, its status, its key, the copy's last row, its
-    standing alerts) and every alert, newest first (those an acceptance answered say so)."""
+    standing alerts, its last shift's numbers from ``book``) and every alert, newest first (those
+    an acceptance answered say so)."""
     now = now or datetime.now(timezone.utc)
+    book = book or ShiftBook()
     states = store.states()
     current = store.current_journals()
     alerts = store.alerts()
     keys = store.keys()
     silent = store.silent(silent_after, now)
+    book.forget_except(current)
+    budget = LIST_ROWS
     tables = []
     for table in store.tables():
         state = states.get(table, {})
         status = state.get("status") or {}
         journal = current.get(table)
         last = store.last_row(table, journal) if journal else None
+        shift = None
+        if journal and last:
+            budget -= book.read(store, table, journal, limit=max(budget, 0))
+            done = book.read_up_to(table, journal)
+            shift = summary(book.settled(table, journal)) if done >= last[0] else {"reading": True, "read": done,
+                                                                                   "rows": last[0]}
         tables.append({
             "table": table,
             "online": state.get("online"),
@@ -70,25 +85,27 @@ def floor_view(store: FloorStore, now: datetime | None = None, silent_after: flo
             "behind": max(0, status["seq"] - last[0]) if last and isinstance(status.get("seq"), int)
             and status.get("journal") == journal else 0,
             "alerts": sum(1 for a in alerts if a.table == table and not a.accepted),
+            "shift": shift,
         })
     return {"tables": tables, "alerts": [a.to_json() for a in reversed(alerts)],
             "offline": [t["table"] for t in tables if t["online"] is False],
             "silent": [t["table"] for t in tables if t["silent"]]}
 
 
-def served_view(store: FloorStore, silent_after: float = SILENT_AFTER_S) -> dict[str, Any]:
+def served_view(store: FloorStore, silent_after: float = SILENT_AFTER_S, book: ShiftBook | None = None) -> dict[str, Any]:
     """:func:`floor_view` as the browsers get it: a database that cannot be read now (being made,
     briefly locked) is said in ``error``, and the page serves on."""
     try:
-        return floor_view(store, silent_after=silent_after)
+        return floor_view(store, silent_after=silent_after, book=book)
     except Exception as exc:  # noqa: BLE001 - a database being created, or briefly locked: say so, serve on
         return {"tables": [], "alerts": [], "offline": [], "silent": [],
                 "error": f"cannot read the floor's database: {exc}"}
 
 
-def table_history(store: FloorStore, table: str, journal: str | None = None) -> dict[str, Any] | None:
-    """A table's journals (oldest first) and the last :data:`HISTORY_ROWS` rows of one (the
-    current by default), or None when the floor holds nothing of that table."""
+def table_history(store: FloorStore, table: str, journal: str | None = None,
+                  book: ShiftBook | None = None) -> dict[str, Any] | None:
+    """A table's journals (oldest first), the last :data:`HISTORY_ROWS` rows of one (the current by
+    default) and its shift report, or None when the floor holds nothing of that table."""
     journals = store.journals(table)
     if not journals:
         return None
@@ -100,7 +117,8 @@ def table_history(store: FloorStore, table: str, journal: str | None = None) -> 
             "journals": [{"journal": j, "first_ts": ts, "rows": n,
                           "place": "current" if j == current else "line" if j in line else "apart"}
                          for j, ts, n in journals],
-            "rows": rows, "alerts": [a.to_json() for a in store.alerts(table)]}
+            "rows": rows, "alerts": [a.to_json() for a in store.alerts(table)],
+            "report": shift_report((book or ShiftBook()).tally(store, table, chosen)) if chosen else None}
 
 
 @dataclass
@@ -127,8 +145,9 @@ class Page:
 
 def build_app(db: Path | str, users: Any, *, networks: tuple[Any, ...] = (), listen_host: str = "127.0.0.1",
               hosts: tuple[str, ...] = (), proxies: tuple[Any, ...] = (),
-              silent_after: float = SILENT_AFTER_S) -> tuple[Any, Any, FloorStore]:
-    """The Starlette app of the page over the database ``db``, with its event channel and store.
+              silent_after: float = SILENT_AFTER_S, book: ShiftBook | None = None) -> tuple[Any, Any, FloorStore]:
+    """The Starlette app of the page over the database ``db``, with its event channel and store;
+    ``book`` keeps each table's shift (:mod:`controller.floor.shifts`), read in the app's loop only.
     It answers only to the names it listens as (``listen_host``) and ``hosts``
     (:mod:`controller.web.hosts`: no other site's page reaches it by DNS rebinding), and believes
     ``X-Forwarded-*`` from the reverse ``proxies`` only."""
@@ -150,21 +169,27 @@ def build_app(db: Path | str, users: Any, *, networks: tuple[Any, ...] = (), lis
     store = _open_store(db)
     auth = Auth(users, cookie=COOKIE, proxies=proxies)
     events = Broadcast()
+    book = book if book is not None else ShiftBook()
 
     async def page(request: Request) -> Response:
         return FileResponse(STATIC / "floor.html", headers={"Cache-Control": "no-cache"})
 
     async def floor(request: Request) -> Response:
         auth.require(request)
-        return JSONResponse(served_view(store, silent_after))
+        return JSONResponse(served_view(store, silent_after, book))
 
     async def stream(request: Request) -> Response:
         session = auth.require(request)  # the stream ends once its user logs out, expires or is removed
-        return events.response([sse("floor", served_view(store, silent_after))], allowed=auth.still(session))
+        return events.response([sse("floor", served_view(store, silent_after, book))], allowed=auth.still(session))
+
+    async def shifts(request: Request) -> Response:
+        auth.require(request)
+        return Response(shifts_csv(store, book), media_type="text/csv; charset=utf-8",
+                        headers={"Content-Disposition": 'attachment; filename="shifts.csv"', "Cache-Control": "no-store"})
 
     async def history(request: Request) -> Response:
         auth.require(request)
-        found = table_history(store, request.path_params["table"], request.query_params.get("journal"))
+        found = table_history(store, request.path_params["table"], request.query_params.get("journal"), book)
         if found is None:
             raise Denied(404, f"the floor holds nothing of table {request.path_params['table']!r}")
         return JSONResponse(found)
@@ -177,6 +202,7 @@ def build_app(db: Path | str, users: Any, *, networks: tuple[Any, ...] = (), lis
         Route("/api/floor", floor),
         Route("/api/events", stream),
         Route("/api/tables/{table}", history),
+        Route("/api/shifts.csv", shifts),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ], exception_handlers={Denied: denied_response,
                            HTTPException: http_errors(auth, public=("/", "/api/login"), public_prefixes=("/static/",))})
@@ -239,9 +265,10 @@ def start_page(db: Path | str, listen: str, *, users: str | Path | None = None, 
         tls = tls_context(certificate, key) if certificate and key else None
     except (UsersError, ValueError, OSError) as exc:
         raise PageError(str(exc)) from None
+    book = ShiftBook()
     try:
         app, events, store = build_app(db, people, networks=allowed, listen_host=where.host, hosts=names,
-                                       proxies=proxies, silent_after=silent_after)
+                                       proxies=proxies, silent_after=silent_after, book=book)
     except FloorStoreError as exc:  # a database it can neither open nor make: said, not a traceback
         raise PageError(str(exc)) from None
     from controller.web.push import sse
@@ -253,7 +280,7 @@ def start_page(db: Path | str, listen: str, *, users: str | Path | None = None, 
             await asyncio.sleep(POLL_S)
             if not events.subscribers:
                 continue
-            now = served_view(store, silent_after)
+            now = served_view(store, silent_after, book)
             if now != last:
                 events.send(sse("floor", now))
                 last = now

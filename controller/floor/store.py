@@ -497,13 +497,17 @@ class FloorStore:
                                  "LIMIT 1", (table, journal)).fetchone()
         return None if found is None else (int(found[0]), str(found[1]))
 
-    def lines(self, table: str, journal: str | None = None, *, since: int = 0) -> Iterator[str]:
-        """The rows of ``journal`` (``table``'s current one by default) as received, in order."""
+    def lines(self, table: str, journal: str | None = None, *, since: int = 0, limit: int = -1) -> Iterator[str]:
+        """The rows of ``journal`` (``table``'s current one by default) as received, in order: those
+        after row ``since``, at most ``limit`` of them (all when it is negative)."""
         journal = journal or self.current_journal(table)
         if journal is None:
             return
-        for (line,) in self._sql.execute("SELECT line FROM journal_rows WHERE table_id = ? AND journal = ? AND seq > ? "
-                                        "ORDER BY seq", (table, journal, since)):
+        query = "SELECT line FROM journal_rows WHERE table_id = ? AND journal = ? AND seq > ? ORDER BY seq"
+        params: tuple[Any, ...] = (table, journal, since)
+        if limit >= 0:
+            query, params = query + " LIMIT ?", params + (limit,)
+        for (line,) in self._sql.execute(query, params):
             yield line
 
     def last_lines(self, table: str, count: int, journal: str | None = None) -> list[str]:

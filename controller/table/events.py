@@ -3,8 +3,9 @@
 An input comes as a decoded JSON object (docs/events.md, "Table events"), and the journal keeps it
 so. :func:`parse_table_event` reads it once into one of the values below, and the game flow works
 on those: the rules engine's own events for the game events (``bet``, ``remove``,
-``next_shooter``: :mod:`controller.rules.events`), and the table's for the dealer's buttons, the
-cage and the camera. An object that is no table event raises :class:`Refused` with the reason.
+``next_shooter``: :mod:`controller.rules.events`), the pit's for its entries (a shift, chips sold,
+fills and credits, the dice changed: :mod:`controller.pit.events`), and the table's for the
+dealer's buttons, the cage and the camera. An object that is no table event raises :class:`Refused` with the reason.
 """
 from __future__ import annotations
 
@@ -12,13 +13,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from controller.pit import PIT_EVENTS, PitEvent, PitRefused, parse_pit_event
 from controller.rules import Bet, NextShooter, Remove, parse_event
 from controller.rules.dice import is_face
 from messages.devices import ButtonEvent
 
 GAME_EVENTS = ("bet", "remove", "next_shooter")
 BUTTON_EVENTS = ("lock", "confirm", "void", "manual", "unclear")
-TABLE_EVENTS = GAME_EVENTS + BUTTON_EVENTS + ("spin_done", "read")
+TABLE_EVENTS = GAME_EVENTS + BUTTON_EVENTS + ("spin_done", "read") + PIT_EVENTS
 READ_STATUSES = ("ok", "uncertain", "no_read")
 
 
@@ -64,7 +66,7 @@ class Read:
     reason: str | None
 
 
-TableEvent = Bet | Remove | NextShooter | Press | Manual | SpinDone | Read
+TableEvent = Bet | Remove | NextShooter | Press | Manual | SpinDone | Read | PitEvent
 
 
 def parse_table_event(data: Any, dice_count: int) -> TableEvent:
@@ -92,6 +94,11 @@ def parse_table_event(data: Any, dice_count: int) -> TableEvent:
         return SpinDone()
     if name == "read":
         return _read(data, dice_count)
+    if name in PIT_EVENTS:
+        try:
+            return parse_pit_event(data)
+        except PitRefused as exc:
+            raise Refused(str(exc)) from None
     return Press(ButtonEvent(name))
 
 

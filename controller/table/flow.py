@@ -15,7 +15,10 @@ value (:mod:`controller.table.events`) before it is judged:
   between a push and a hold: always refused, so the journal keeps the press);
 - ``spin_done``: the hazard cage's motor has stopped;
 - ``read``: the vision pipeline's verdict on the still frame of a roll
-  (``status``, ``dice``, ``confidence``, ``frame``, ``reason``).
+  (``status``, ``dice``, ``confidence``, ``frame``, ``reason``);
+- the pit's entries (``shift_open``, ``shift_close``, ``buy_in``, ``fill``, ``credit``,
+  ``countersign``, ``dice_set``), taken in any phase when they fit the shift
+  (:mod:`controller.pit.shift`); they change nothing else.
 
 The phases, and what each accepts (anything else is refused with a reason,
 journaled as ``rejected``, and changes nothing):
@@ -58,6 +61,8 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
 
+from controller.pit import PitRefused, Shift, apply as apply_to_shift
+from controller.pit.events import BuyIn, Countersign, DiceSet, ShiftClose, ShiftOpen, Slip
 from controller.rules import Bet, BetRejected, NextShooter, Remove, Roll, TableConfig
 from controller.table import rules_port
 from controller.table.events import Manual, Press, Read, Refused, SpinDone, TableEvent, parse_table_event
@@ -121,6 +126,9 @@ class TableState:
     unlocked_by_void: bool = False
     """Betting was reopened by VOID with no roll since: the last roll shown would look like the
     voided throw's result, paid, so the display says the lock was voided instead."""
+    shift: Shift | None = None
+    """The pit's last shift at this table (open, or closed if none opened since): what its next
+    entry must fit (:mod:`controller.pit.shift`). Nothing the game does depends on it."""
 
     @property
     def dice_count(self) -> int:
@@ -201,6 +209,8 @@ def _handle(state: TableState, event: TableEvent) -> Step:
             return _void(state)
         case Press(button=ButtonEvent.UNCLEAR):
             return _unclear(state)
+        case ShiftOpen() | ShiftClose() | BuyIn() | Slip() | Countersign() | DiceSet():
+            return _pit(state, event)
     raise AssertionError(f"no handler for {event!r}")
 
 
@@ -313,6 +323,17 @@ def _settle(state: TableState, dice: tuple[int, ...], source: str) -> Step:
         rolls=state.rolls + 1,
     )
     return Step(new_state, (record, *effects))
+
+
+def _pit(state: TableState, event: ShiftOpen | ShiftClose | BuyIn | Slip | Countersign | DiceSet) -> Step:
+    """A pit entry, whatever the game's phase: accepted with no effect row when it fits the shift
+    (so no roll, settlement or refusal the table journals changes), refused otherwise."""
+    if isinstance(event, BuyIn) and event.seat is not None and event.seat not in state.rules.config.seats:
+        raise Refused(f"buy_in: no seat {event.seat!r} at this table (seats {', '.join(state.rules.config.seats)})")
+    try:
+        return Step(replace(state, shift=apply_to_shift(state.shift, event)))
+    except PitRefused as exc:
+        raise Refused(str(exc)) from None
 
 
 def _unclear(state: TableState) -> Step:

@@ -1,8 +1,15 @@
 """A running table with its console: mock pins, a journal in a temporary folder, the table's loop
-in a thread of its own, and the console on a free port of loopback (real sockets, real threads)."""
+in a thread of its own, and the console on a free port of loopback (real sockets, real threads);
+and for the browser tests, the demo kept open (`dicetable run --keep-open`) and where their
+pictures go."""
 from __future__ import annotations
 
+import os
 import queue
+import signal
+import socket
+import subprocess
+import sys
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +31,8 @@ from controller.web.serve import Listen
 from controller.web.users import StaticUsers
 from hardware.gpio import ManualClock, build_devices
 
-LOGINS = {"dana": ("dealer", "dana-pass"), "pete": ("pit", "pete-pass"), "dora": ("dealer", "dora-pass")}
+LOGINS = {"dana": ("dealer", "dana-pass"), "pete": ("pit", "pete-pass"), "dora": ("dealer", "dora-pass"),
+          "pia": ("pit", "pia-pass")}
 USERS = StaticUsers.with_passwords(LOGINS)
 
 
@@ -75,7 +83,8 @@ def console_table(tmp_path):
     the thread that opened it, as in the service); the test reads the journal read-only."""
     started: list[tuple[Any, ...]] = []
 
-    def make(game: str = "craps", config: TableConfig | None = None, verify_every_s: float | None = None) -> ConsoleTable:
+    def make(game: str = "craps", config: TableConfig | None = None, verify_every_s: float | None = None,
+             large_payout: int = 10_000) -> ConsoleTable:
         running = start(Listen("127.0.0.1", 0), USERS)
         assert running is not None
         made: queue.Queue[Any] = queue.Queue()
@@ -93,7 +102,7 @@ def console_table(tmp_path):
                 table = ConsoleTable(running.url.rstrip("/"), controller, inputs, running, journal.path,
                                      tmp_path / game / "frames")
                 running.attach(controller, inputs, frames_dir=table.frames, health=lambda: table.health,
-                               verify_every_s=verify_every_s)
+                               verify_every_s=verify_every_s, large_payout=large_payout)
                 made.put(table)
                 serve(controller, inputs, stop=stop, problems=dict, notifier=Notifier(""), tick=0.05)
             finally:
@@ -111,3 +120,39 @@ def console_table(tmp_path):
         stop.set()
         loop.join(5)
         running.stop()
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory) -> Path:
+    named = os.environ.get("DICETABLE_SCREENSHOTS")
+    return Path(named) if named else tmp_path_factory.mktemp("screenshots")
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    """The craps demo kept open on a free port of loopback; Ctrl-C at the end must end it with 0."""
+    # The demo runs as `make run` does, its state in ./var, so the pit's page (and the manual's
+    # pictures) show the paths a user sees, not the test's temporary folder.
+    folder = tmp_path_factory.mktemp("demo")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    rolls = "6" if os.environ.get("DICETABLE_SCREENSHOTS") else "1"  # the manual's pictures show a longer history
+    process = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--keep-open", "--rolls", rolls,
+                                "--state-dir", "var", "--console", f"127.0.0.1:{port}"],
+                               # Ctrl-C as at a terminal: a run started in the background by a shell
+                               # (`make test &`) inherits SIGINT ignored, and would pass that on.
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+                               cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    said = []
+    for line in process.stderr:
+        said.append(line)
+        if "keeping the craps table open" in line:
+            break
+    else:
+        pytest.fail("the demo never kept its table open: " + "".join(said))
+    threading.Thread(target=process.stderr.read, daemon=True).start()  # its stderr must never fill up
+    yield f"http://127.0.0.1:{port}", folder / "var" / "craps"
+    process.send_signal(signal.SIGINT)
+    assert process.wait(30) == 0

@@ -10,14 +10,8 @@ temporary folder, or, when ``DICETABLE_SCREENSHOTS`` names a folder, there
 """
 from __future__ import annotations
 
-import os
 import re
-import signal
-import socket
-import subprocess
-import sys
 import tempfile
-import threading
 from pathlib import Path
 
 import pytest
@@ -29,42 +23,6 @@ from controller.console.views import pay_list  # noqa: E402
 from controller.journal import Journal  # noqa: E402
 
 VIEWPORT = {"width": 1280, "height": 800}
-
-
-@pytest.fixture(scope="module")
-def shots(tmp_path_factory) -> Path:
-    named = os.environ.get("DICETABLE_SCREENSHOTS")
-    return Path(named) if named else tmp_path_factory.mktemp("screenshots")
-
-
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    """The craps demo kept open on a free port of loopback; Ctrl-C at the end must end it with 0."""
-    # The demo runs as `make run` does, its state in ./var, so the pit's page (and the manual's
-    # pictures) show the paths a user sees, not the test's temporary folder.
-    folder = tmp_path_factory.mktemp("demo")
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    rolls = "6" if os.environ.get("DICETABLE_SCREENSHOTS") else "1"  # the manual's pictures show a longer history
-    process = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--keep-open", "--rolls", rolls,
-                                "--state-dir", "var", "--console", f"127.0.0.1:{port}"],
-                               # Ctrl-C as at a terminal: a run started in the background by a shell
-                               # (`make test &`) inherits SIGINT ignored, and would pass that on.
-                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-                               cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                               env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    said = []
-    for line in process.stderr:
-        said.append(line)
-        if "keeping the craps table open" in line:
-            break
-    else:
-        pytest.fail("the demo never kept its table open: " + "".join(said))
-    threading.Thread(target=process.stderr.read, daemon=True).start()  # its stderr must never fill up
-    yield f"http://127.0.0.1:{port}", folder / "var" / "craps"
-    process.send_signal(signal.SIGINT)
-    assert process.wait(30) == 0
 
 
 def page_for(browser, url: str, user: str | None = None, password: str | None = None, viewport=VIEWPORT):
@@ -95,7 +53,7 @@ def test_a_wrong_password_is_refused(demo, browser, shots):
     url, _ = demo
     page = page_for(browser, url)
     page.goto(f"{url}/login")
-    expect(page.locator("#demo")).to_have_text("Demo logins: dealer / dealer, pit / pit")  # once /healthz answered
+    expect(page.locator("#demo")).to_have_text("Demo logins: dealer / dealer, pit / pit, pit2 / pit2")  # once /healthz answered
     page.fill("#user", "dealer")
     page.fill("#password", "not-the-password")
     page.click("button[type=submit]")

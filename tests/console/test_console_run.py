@@ -37,7 +37,7 @@ def test_the_demo_serves_its_console_while_it_plays_and_says_where_with_its_logi
     assert run_demo(load(None), rolls=1, state_dir=str(tmp_path), out=out, console=Listen("127.0.0.1", 0),
                     games=("craps",)) == 0
     err = capsys.readouterr().err
-    assert re.search(r"console: http://127\.0\.0\.1:\d+/ \(demo logins: dealer/dealer, pit/pit; the board: "
+    assert re.search(r"console: http://127\.0\.0\.1:\d+/ \(demo logins: dealer/dealer, pit/pit, pit2/pit2; the board: "
                      r"http://127\.0\.0\.1:\d+/board\)", err)
     assert "== craps" in out.getvalue() and "== hazard" not in out.getvalue()
 

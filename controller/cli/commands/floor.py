@@ -5,6 +5,9 @@
   serve the floor page (127.0.0.1:8090 by default); until SIGTERM or ^C.
 - ``dicetable floor --db FILE export --table ID``: that table's rows of its current journal,
   exactly as ``dicetable journal export`` prints them at the table.
+- ``dicetable floor --db FILE report --table ID [--since ISO] [--until ISO] [--json]``: the pit's
+  numbers of that table's current journal, computed from the floor's copy by the same function
+  as ``dicetable journal report`` at the table (:mod:`controller.pit`), so the two agree.
 - ``dicetable floor --db FILE check``: exit 0 when every table's copy is an unbroken chain, no
   alert stands and no table is silent; 1, naming each table and row, otherwise. Rows no signed
   head covers yet are listed as pending, which fails nothing.
@@ -12,7 +15,7 @@
   investigation, link that journal into the table's line (a table rebuilt on a new card), recorded.
 - ``dicetable floor --db FILE enroll TABLE_ID PUBKEY_FILE``: pin a table's key before it first speaks.
 
-``export``, ``check`` and ``tables`` open the database read-only beside the running service;
+``export``, ``report``, ``check`` and ``tables`` open the database read-only beside the running service;
 ``accept`` and ``enroll`` add a record to it, which the service reads at the table's next message.
 """
 from __future__ import annotations
@@ -21,6 +24,7 @@ import argparse
 import sys
 
 from controller.cli.argtypes import at_least
+from controller.cli.commands.journal import add_range
 from controller.floor.topics import SILENT_AFTER_S
 
 NAME = "floor"
@@ -61,6 +65,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     export.add_argument("--table", required=True, metavar="ID", help="the table id")
     export.add_argument("--journal", metavar="HASH",
                         help="an earlier journal of the table (its first row's hash, as `tables` lists it)")
+    report = actions.add_parser("report", help="the pit's numbers of a table's current journal, as `journal report` "
+                                                "prints them at the table")
+    report.add_argument("--table", required=True, metavar="ID", help="the table id")
+    report.add_argument("--journal", metavar="HASH", help="an earlier journal of the table (its first row's hash)")
+    add_range(report)
+    report.add_argument("--json", action="store_true", help="one JSON object (the same as `dicetable journal report`)")
     actions.add_parser("check", help="exit 0 when every copy is an unbroken chain, no alert stands and no table is "
                                      "silent, else 1 naming the table and row; rows not yet under a signed head are "
                                      "listed as pending")
@@ -97,8 +107,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"dicetable floor: {exc}", file=sys.stderr)
         return 2
     with store:
-        if args.action == "export":
-            return _export(store, args.table, args.journal)
+        if args.action in ("export", "report"):
+            return _export(store, args)
         if args.action == "check":
             return _check(store, args.silent_after)
         if args.action == "accept":
@@ -108,15 +118,24 @@ def run(args: argparse.Namespace) -> int:
         return _tables(store, args.silent_after)
 
 
-def _export(store, table: str, journal: str | None) -> int:
+def _export(store, args: argparse.Namespace) -> int:
+    """``export`` (the rows as the table's ``journal export`` prints them) or ``report`` (the pit's
+    numbers of them) of a table's journal."""
+    table, journal = args.table, args.journal
     if journal is None and store.current_journal(table) is None:
         known = ", ".join(store.current_journals()) or "none yet"
-        print(f"dicetable floor export: the floor holds no journal of table {table!r} (tables: {known})",
+        print(f"dicetable floor {args.action}: the floor holds no journal of table {table!r} (tables: {known})",
               file=sys.stderr)
         return 2
     if journal is not None and journal not in [j for j, _, _ in store.journals(table)]:
-        print(f"dicetable floor export: the floor holds no journal {journal} of table {table!r}", file=sys.stderr)
+        print(f"dicetable floor {args.action}: the floor holds no journal {journal} of table {table!r}", file=sys.stderr)
         return 2
+    if args.action == "report":
+        from controller.cli.commands.journal import print_report
+        from controller.pit import rows_of_lines
+
+        print_report(rows_of_lines(store.lines(table, journal)), args)
+        return 0
     for line in store.lines(table, journal):
         print(line)
     return 0

@@ -1,4 +1,4 @@
-"""``dicetable journal verify|audit|export|recall N|frames|archive``: audit a table's journal.
+"""``dicetable journal verify|audit|export|recall N|frames|report|dice|archive``: audit a table's journal.
 
 The journal is opened read-only, so an operator can run this beside the
 live table. ``verify`` exits 1 when the chain is broken (and names the
@@ -9,7 +9,10 @@ own rules, does not give back its settlements (and names the row),
 with their reads and settlements for a dispute, ``frames`` writes the
 ``manifest.csv`` that makes the saved frames a labelled folder for
 ``dicetable bench`` (with ``--yolo DIR``, a folder labelled die by die, for
-training as well). ``--file`` reads a journal file itself (an archive).
+training as well), ``report`` prints the pit's numbers of a range of rows (win, handle, hold,
+drop, per seat, overrides, shifts: :mod:`controller.pit`), the same the floor prints of its copy,
+and ``dice`` the dice's honesty alone (exit 1 while the sequential test flags the dice). ``--file``
+reads a journal file itself (an archive).
 
 ``archive --to DIR`` is the one action that writes: with the table stopped
 (it refuses while a table holds the journal's lock), it moves the journal into
@@ -24,13 +27,14 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from controller.cli.argtypes import at_least
+from controller.cli.argtypes import at_least, iso_time
 
 if TYPE_CHECKING:
     from controller.journal import Journal
 
 NAME = "journal"
-HELP = "audit the table's journal: verify the hash chain, export it, recall the last rolls, archive it"
+HELP = ("audit the table's journal: verify the hash chain, export it, recall the last rolls, report the pit's "
+        "numbers, check the dice, archive it")
 
 
 #: The journal commands' location options: before the action or after it (``journal verify --config F``).
@@ -77,6 +81,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     frames.add_argument("--yolo", metavar="DIR",
                         help="instead, copy those frames to DIR/images with a YOLO label per die in DIR/labels "
                              "(for `dicetable bench` and training), where the read's boxes tell which die is which")
+    report = actions.add_parser("report", help="the pit's numbers of the journal's rows: rolls, decisions, handle, drop, "
+                                                "win, hold, per seat, largest payouts, overrides, camera, shifts, dice")
+    add_range(report)
+    report.add_argument("--json", action="store_true", help="one JSON object (the same as `dicetable floor report`)")
+    dice = actions.add_parser("dice", help="the dice's honesty alone: faces against their odds, chi-square and the "
+                                           "sequential test over the journal, the last shift and the dice set; exit 1 "
+                                           "while the sequential test flags the dice")
+    dice.add_argument("--json", action="store_true", help="one JSON object")
     archive = actions.add_parser(
         "archive", help="with the table stopped: move its journal into DIR as one verified file "
                         "(journal-<first row's UTC time>-<last seq>.sqlite3), so the next start begins a new one")
@@ -89,6 +101,28 @@ def configure(parser: argparse.ArgumentParser) -> None:
                               "(needed past rows the floor has not acknowledged)")
     for action in actions.choices.values():  # the location may follow the action too
         _location(action, argparse.SUPPRESS)
+
+
+def add_range(parser: argparse.ArgumentParser) -> None:
+    """``--since`` and ``--until``: the rows of a report, by their time (both included)."""
+    parser.add_argument("--since", type=iso_time, metavar="ISO",
+                        help="from this time (ISO 8601, such as 2026-12-01T18:00Z; UTC without a zone)")
+    parser.add_argument("--until", type=iso_time, metavar="ISO", help="up to this time (default: the last row)")
+
+
+def print_report(rows, args: argparse.Namespace) -> None:
+    """The report of ``rows`` in ``args``' range: one JSON object with ``--json``, else lines a
+    person reads (``journal report`` and ``floor report`` alike)."""
+    from controller.jsonlines import json_line
+    from controller.pit import report
+    from controller.pit.text import report_lines
+
+    found = report(rows, args.since, args.until)
+    if args.json:
+        print(json_line(found))
+    else:
+        for line in report_lines(found):
+            print(_printable(line))
 
 
 def _state_dir(args: argparse.Namespace):
@@ -173,8 +207,8 @@ def _unsent_to_floor(state_dir: Path, publishes: bool) -> str | None:
 
 
 def _unfinished_business(state_dir) -> str | None:
-    """What archiving the journal of ``state_dir`` would drop from the table: bets on the layout, or
-    a roll under way (the journal replayed under its own rules, writing nothing). None when the
+    """What archiving the journal of ``state_dir`` would drop from the table: bets on the layout, a
+    roll under way, or an open shift (the journal replayed under its own rules, writing nothing). None when the
     layout is clear, or when the journal cannot be replayed (a damaged one is archived as evidence)."""
     from controller import rules
     from controller.journal import Journal
@@ -190,6 +224,8 @@ def _unfinished_business(state_dir) -> str | None:
     found = []
     if state.phase is not Phase.BETTING:
         found.append(f"a roll is under way ({state.phase.value})")
+    if state.shift is not None and state.shift.open:
+        found.append("a shift is open (the next journal would begin without it: close it with its count)")
     on_layout = rules.open_bets(state.rules)
     if on_layout:
         found.append(f"{len(on_layout)} bet{'s' if len(on_layout) != 1 else ''} on the layout "
@@ -326,6 +362,24 @@ def _write_yolo(journal, frames_dir: Path, out: Path, dealer_only: bool) -> int:
     return 0
 
 
+def _dice(journal: Journal, as_json: bool) -> int:
+    """``dice``: the honesty check over the whole journal, the last shift and the dice set in play;
+    exit 1 while the sequential test flags the dice of the shift or the set."""
+    from controller.jsonlines import json_line
+    from controller.pit import report, rows_of_entries
+    from controller.pit.text import dice_lines
+
+    found = report(rows_of_entries(journal.entries()))
+    dice = {"table": found["table"], "game": found["game"], **found["dice"]}
+    if as_json:
+        print(json_line(dice))
+    else:
+        for line in dice_lines(found["dice"]):
+            print(_printable(line))
+    flagged = [scope for scope in ("shift", "set") if (dice[scope] or {}).get("alarm")]
+    return 1 if flagged else 0
+
+
 def _frames(n: int) -> str:
     return f"{n} frame" if n == 1 else f"{n} frames"
 
@@ -387,6 +441,13 @@ def _act(args: argparse.Namespace, journal: Journal, state_dir: Path) -> int:
             for line in lines:
                 print(line)
             return 0
+        if args.action == "report":
+            from controller.pit import rows_of_entries
+
+            print_report(rows_of_entries(journal.entries()), args)
+            return 0
+        if args.action == "dice":
+            return _dice(journal, args.json)
         if args.action == "frames" and args.yolo:
             return _write_yolo(journal, Path(state_dir) / "frames", Path(args.yolo), dealer_only=not args.all)
         if args.action == "frames":

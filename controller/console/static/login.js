@@ -33,7 +33,7 @@ form.addEventListener("submit", async (event) => {
 fetch("/healthz").then((answer) => answer.json()).then((health) => {
   if (health.demo) {
     const demo = document.getElementById("demo");
-    demo.textContent = "Demo logins: dealer / dealer, pit / pit";
+    demo.textContent = "Demo logins: dealer / dealer, pit / pit, pit2 / pit2";
     demo.hidden = false;
   }
 });

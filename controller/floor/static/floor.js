@@ -16,9 +16,30 @@ function el(tag, attrs, ...children) {
 
 function when(ts) { return ts ? new Date(ts).toLocaleString() : "never"; }
 
+function money(cents) {
+  if (cents === null || cents === undefined) return "–";
+  const abs = Math.abs(cents);
+  return `${cents < 0 ? "-" : ""}$${Math.floor(abs / 100).toLocaleString("en-US")}.${String(abs % 100).padStart(2, "0")}`;
+}
+
+function percent(value) { return value === null || value === undefined ? "–" : `${(value * 100).toFixed(2)} %`; }
+
+// A table's last shift on its card: win and hold, and what the pit must look at.
+function shiftLine(shift) {
+  if (!shift) return el("div", {class: "shift-line"}, el("span", {}, "no shift yet"));
+  if (shift.reading) return el("div", {class: "shift-line"}, el("span", {}, `reading its journal: ${shift.read} of ${shift.rows} rows`));
+  const flags = [shift.dice_alarm ? "dice flagged" : "", shift.variance_cents ? `variance ${money(shift.variance_cents)}` : ""]
+    .filter(Boolean).join(" · ");
+  return el("div", {class: "shift-line", "data-shift": shift.open ? "open" : "closed"},
+    el("span", {}, shift.open ? "shift" : "last shift"),
+    el("span", {class: shift.win_cents >= 0 ? "win" : "lose"}, `win ${money(shift.win_cents)}`),
+    el("span", {}, `hold ${percent(shift.hold)}`),
+    flags ? el("span", {class: "health bad"}, flags) : "");
+}
+
 function showLogin(message) {
   if (source) { source.close(); source = null; }
-  $("floor").classList.add("hidden"); $("logout").classList.add("hidden");
+  $("floor").classList.add("hidden"); $("logout").classList.add("hidden"); $("csv").classList.add("hidden");
   $("login").classList.remove("hidden"); $("who").textContent = "";
   $("login-error").textContent = message || ""; $("live").textContent = "logged out";
 }
@@ -26,7 +47,8 @@ function showLogin(message) {
 function showFloor(me) {
   csrf = me.csrf;
   $("login").classList.add("hidden"); $("floor").classList.remove("hidden");
-  $("logout").classList.remove("hidden"); $("who").textContent = `${me.user} (${me.role})`;
+  $("logout").classList.remove("hidden"); $("csv").classList.remove("hidden");
+  $("who").textContent = `${me.user} (${me.role})`;
   listen();
 }
 
@@ -55,6 +77,7 @@ function card(t) {
        t.alerts ? el("span", {class: "badge bad"}, `${t.alerts} alert${t.alerts > 1 ? "s" : ""}`) : online),
     el("div", {class: "game"}, `${s.game || "?"} · ${s.phase || "?"}` + (s.point ? ` · point ${s.point}` : "")),
     el("div", {class: "dice"}, (s.last_roll || []).map((d) => el("span", {class: "die"}, d))),
+    shiftLine(t.shift),
     el("div", {class: "facts"},
        el("span", {}, "rolls"), el("span", {}, s.rolls ?? "?"),
        health("camera", s.camera), health("display", s.display),
@@ -92,8 +115,33 @@ async function pick(table, quietly) {
     el("table", {class: "rows"}, el("tr", {}, el("th", {}, "seq"), el("th", {}, "time"), el("th", {}, "row")),
       h.rows.slice().reverse().map((r) => el("tr", {}, el("td", {}, r.seq),
         el("td", {}, new Date(r.ts).toLocaleTimeString()), el("td", {}, `${r.kind}: ${summary(r.event)}`)))));
+  drawShift(table, h.report);
   document.querySelectorAll(".card").forEach((c) => c.classList.toggle("chosen",
     c.querySelector(".name").textContent === table));
+}
+
+// A table's shift report: its numbers, the bank's arithmetic, each seat, its overrides, the dice.
+function drawShift(table, report) {
+  $("shift-title").textContent = `Shift of ${table}`;
+  const shift = report && report.shift;
+  if (!shift) { $("shift").replaceChildren(el("p", {class: "empty"}, "No shift yet in this journal.")); return; }
+  const rows = (pairs) => el("table", {class: "report"}, pairs.map(([k, v]) => el("tr", {}, el("td", {}, k), el("td", {}, v))));
+  const dice = shift.dice;
+  $("shift").replaceChildren(
+    el("p", {}, `opened ${when(shift.opened.ts)} by ${shift.opened.by || "?"}`
+      + (shift.closed ? `, closed ${when(shift.closed.ts)} by ${shift.closed.by || "?"}` : " · open")),
+    rows([["rolls, decisions", `${shift.rolls}, ${shift.decisions}`], ["handle", money(shift.handle_cents)],
+      ["drop", money(shift.drop_cents)], ["win", money(shift.win_cents)], ["hold", percent(shift.hold)]]),
+    rows([["opening bank", money(shift.opening_cents)], ["+ fills", money(shift.fills_cents)],
+      ["− credits", money(shift.credits_cents)], ["+ win", money(shift.win_cents)], ["− chips sold", money(shift.drop_cents)],
+      ["= expected", money(shift.expected_cents)], ["counted", money(shift.closing_cents)],
+      ["variance", money(shift.variance_cents)]]),
+    rows(Object.entries(shift.per_seat).map(([seat, s]) => [`seat ${seat}`,
+      `handle ${money(s.handle_cents)} · win ${money(s.win_cents)} · hold ${percent(s.hold)}`])),
+    el("p", {}, `overrides: ${shift.overrides.length}` + (shift.overrides.length ? " (" + shift.overrides.slice(-5)
+      .map((o) => `row ${o.seq} ${o.kind.replace("_", " ")} by ${o.user || "the panel"}`).join(", ") + ")" : "")),
+    el("p", {}, `dice: ${dice.rolls} rolls, faces ${dice.faces.join(" ")}, chi-square p ${dice.p_value ?? "–"}, `
+      + (dice.alarm ? `FLAGGED: face ${dice.alarm.face} at row ${dice.alarm.seq}` : "sequential test quiet")));
 }
 
 $("login").onsubmit = async (e) => {
