@@ -64,17 +64,18 @@ def rules_warnings(config: Config) -> list[str]:
 
 
 def console_warnings(config: Config) -> list[str]:
-    """What ``run --check`` says of a console nobody can log in to (the table runs all the same)."""
+    """What ``run --check`` says of a console nobody can log in to, or that trusts every peer as a
+    proxy (the table runs all the same)."""
     settings = config.console
+    found = settings.warnings()  # said even with no listen: --console HOST:PORT would serve it so
     if settings.listen is None:
-        return []
+        return found
     from controller.web.users import UsersError, read_users
 
     try:
         users = read_users(settings.users)
     except UsersError as exc:
-        return [f"console: {exc}: nobody can log in until it is mended"]
-    found = []
+        return [*found, f"console: {exc}: nobody can log in until it is mended"]
     if not users:
         found.append(f"console: no users in {settings.users} yet: nobody can log in until one is added "
                      "(dicetable user --config FILE add NAME --role dealer)")

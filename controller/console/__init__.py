@@ -8,6 +8,8 @@ without the table ever waiting for a browser.
 
 - :mod:`controller.console.layouts` -- each game's betting layout, drawn to scale.
 - :mod:`controller.console.views` -- the table's state as the dealer, the pit and the board see it (pure).
+- :mod:`controller.console.inputs` -- a dealer's request as a table input, held to the fields
+  docs/events.md lists (a refusal journaled in a bounded form).
 - :mod:`controller.console.link` -- the link between one table and the web server's loop.
 - :mod:`controller.console.app` -- the Starlette app: pages, the JSON API, the event streams.
 - :mod:`controller.console.start` -- starting it for ``dicetable run`` (demo or configured table).

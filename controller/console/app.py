@@ -13,7 +13,9 @@ state it shows is built in :mod:`controller.console.views` from what the table s
 - ``POST /api/bets`` (a ``bet``), ``POST /api/remove`` (a ``remove``), ``POST /api/actions``
   (``lock``, ``confirm``, ``void``, ``manual``, ``next_shooter``) -- a dealer: 200 with the journaled
   event, or 422 ``{"reason", "rule"}`` (``rule`` null for a malformed one); 503 when no table is
-  being dealt or the table did not take it in time (then it never takes effect).
+  being dealt or the table did not take it in time (then it never takes effect); 429 past the
+  session's rate (:mod:`controller.web.inputs`). Each honours ``Idempotency-Key``: the same key again
+  gets the first answer, and the table does it once.
 - ``POST /api/verify`` -- any user: check the journal's chain now (202).
 - ``GET /api/board``, ``GET /api/board/events`` (server-sent ``board`` events) -- no login.
 - ``/``, ``/login``, ``/dealer``, ``/pit``, ``/board`` -- the pages; ``/static/...`` their files.
@@ -23,34 +25,36 @@ state it shows is built in :mod:`controller.console.views` from what the table s
 from __future__ import annotations
 
 import asyncio
-import json
+import hashlib
 import logging
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import anyio
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Response
-from starlette.routing import Mount, Route
-from starlette.staticfiles import StaticFiles
+from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.routing import Route
 from starlette.types import ASGIApp
 
+from controller.console.inputs import NotAnInput, Refused, read_event
 from controller.console.link import NotTaken, TableLink
 from controller.web.access import AllowedPeers, Network
 from controller.web.auth import Auth, Denied, denied_response, read_body
 from controller.web.errors import http_errors
+from controller.web.files import Files
 from controller.web.headers import SecurityHeaders
 from controller.web.hosts import AllowedHosts, HostNames
+from controller.web.inputs import IdempotencyKeys, InputRate, KeyRefused
 from controller.web.push import Broadcast, sse
 from controller.web.users import Users
 
 log = logging.getLogger(__name__)
 
 STATIC = Path(__file__).with_name("static")
-#: The console's session cookie (the floor page has its own: browsers share cookies across ports).
-COOKIE = "dicetable_console"
 #: The largest request body taken (one event).
 MAX_BODY = 16 * 1024
 #: Seconds between two looks at the devices' health.
@@ -59,19 +63,47 @@ HEALTH_EVERY_S = 2.0
 #: says which); a press must name its button, so that a body naming none presses nothing.
 BETS, REMOVALS = ("bet",), ("remove",)
 ACTIONS = ("lock", "confirm", "void", "manual", "next_shooter")
-#: Fields of a request the console sets itself, whatever the browser sent.
-OURS = ("user", "via")
 #: The paths anyone may use; every other needs a session (401 before anything else, a wrong method too).
 PUBLIC = ("/healthz", "/api/login", "/api/board", "/api/board/events", "/login", "/board")
 #: The paths whose refusals carry ``rule`` (null for any but the engine's): a wrong method's too.
 WITH_RULE = ("/api/bets", "/api/remove", "/api/actions")
+#: The event streams, by kind: the gate caps those of clients without a login kind by kind.
+STREAMS = {"/api/board/events": "board", "/api/events": "state"}
+
+
+def cookie_name(port: int) -> str:
+    """The session cookie of the console on ``port``: browsers share cookies between the ports of
+    one host, so two tables on one machine each need a name of their own (the device cookie is this
+    name and ``_device``)."""
+    return f"dicetable_console_{port}"
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A dealer's input answered: what an ``Idempotency-Key`` sent again gets again, to the byte."""
+
+    status: int
+    body: bytes
+    seq: int | None = None
+
+    @classmethod
+    def of(cls, status: int, data: Any, seq: int | None = None) -> Answer:
+        return cls(status, bytes(JSONResponse(data).body), seq)
+
+    def response(self) -> Response:
+        headers = {"X-Journal-Seq": str(self.seq)} if self.seq is not None else {}
+        return Response(self.body, status_code=self.status, media_type="application/json", headers=headers)
+
 
 class Console:
     """The console's state, owned by the web server's loop: logins, the table being dealt (which
     the demo changes between games), and the two channels of updates (logged-in pages, the board)."""
 
-    def __init__(self, users: Users, *, demo: bool = False, proxies: Iterable[Network] = ()):
-        self.auth = Auth(users, cookie=COOKIE, proxies=proxies)
+    def __init__(self, users: Users, *, cookie: str, demo: bool = False, proxies: Iterable[Network] = ()):
+        self.auth = Auth(users, cookie=cookie, proxies=proxies)
+        self.rate = InputRate()
+        self.keys: IdempotencyKeys[Answer] = IdempotencyKeys()
+        self.files = Files(STATIC)
         self.demo = demo
         self.updates = Broadcast()
         self.board = Broadcast()
@@ -206,7 +238,11 @@ class Console:
         path = self.table().frame(request.path_params["name"])
         if path is None:
             raise Denied(404, "no such frame")
-        return FileResponse(path, media_type="image/jpeg", headers={"Cache-Control": "private, max-age=86400"})
+        try:  # read whole: an answer sent from the file would hold its descriptor while the browser reads
+            data = await anyio.to_thread.run_sync(path.read_bytes)
+        except OSError:
+            raise Denied(404, "no such frame") from None
+        return Response(data, media_type="image/jpeg", headers={"Cache-Control": "private, max-age=86400"})
 
     async def verify(self, request: Request) -> Response:
         self.auth.require(request, change=True)
@@ -223,28 +259,52 @@ class Console:
         return await self._step(request, ACTIONS)
 
     async def _step(self, request: Request, allowed: tuple[str, ...]) -> Response:
-        """A dealer's input: into the table's queue, answered with what the table did."""
+        """A dealer's input: into the table's queue, answered with what the table did; once per
+        ``Idempotency-Key``."""
         session = self.auth.require(request, role="dealer", change=True)
-        link = self.table()
+        wait = self.rate.take(session.token)
+        if wait > 0:
+            raise Denied(429, f"too many inputs at once: try again in {wait:.1f} s", {"Retry-After": str(int(wait) + 1)})
         try:
             body = await read_body(request, MAX_BODY)
         except Denied as exc:  # too long: a malformed bet, refused as the contract's 422 (read no further)
             raise _Unprocessable(exc.reason) from None
-        event = _event(body, allowed, request.url.path)
+        path = request.url.path
+        key = request.headers.get("idempotency-key")
+        if key is None:
+            return (await self._do(session.user, body, allowed, path)).response()
+        fingerprint = hashlib.sha256(path.encode() + b"\0" + body).digest()
         try:
-            stepped = await link.submit(event, session.user)
+            answer = await self.keys.once(session.token, key.strip().strip('"'), fingerprint,
+                                          lambda: self._do(session.user, body, allowed, path),
+                                          keep=lambda answer: answer.status != 503)
+        except KeyRefused as exc:
+            raise _Unprocessable(str(exc)) from None
+        return answer.response()
+
+    async def _do(self, user: str, body: bytes, allowed: tuple[str, ...], path: str) -> Answer:
+        """What the table did with ``user``'s ``body``, sent to ``path``: 503 when it did nothing."""
+        try:
+            event = read_event(body, allowed, path)
+        except NotAnInput as exc:
+            return Answer.of(422, {"reason": str(exc), "rule": None})
+        except Refused as exc:  # journaled in a bounded form, and refused there
+            event = exc.stand_in
+        try:
+            link = self.table()
+            stepped = await link.submit(event, user)
+        except Denied as exc:
+            return Answer.of(exc.status, {"reason": exc.reason})
         except NotTaken as exc:
-            raise Denied(503, str(exc)) from None
+            return Answer.of(503, {"reason": str(exc)})
         except Exception as exc:  # noqa: BLE001 - the journal failed: the table stops, the browser is told
             log.exception("console: the table could not take %r", event)
-            raise Denied(503, f"the table could not journal it: {exc}") from None
+            return Answer.of(503, {"reason": f"the table could not journal it: {exc}"})
         row = stepped.rows[0]
-        headers = {"X-Journal-Seq": str(row.seq)}
         if stepped.step.accepted:
-            return JSONResponse(row.event, headers=headers)
+            return Answer.of(200, row.event, row.seq)
         refusal = stepped.step.effects[0]
-        return JSONResponse({"reason": refusal.get("reason"), "rule": refusal.get("rule")}, status_code=422,
-                            headers=headers)
+        return Answer.of(422, {"reason": refusal.get("reason"), "rule": refusal.get("rule")}, row.seq)
 
     # --- pages ------------------------------------------------------------------------------
 
@@ -265,29 +325,9 @@ class Console:
                     return RedirectResponse(f"/login?next=/{name}", 303)
                 if dealer and session.role != "dealer":
                     return RedirectResponse("/pit", 303)
-            return FileResponse(STATIC / f"{name}.html", media_type="text/html",
-                                headers={"Cache-Control": "no-cache"})
+            return self.files.response(f"{name}.html", request)
 
         return serve
-
-
-def _event(body: bytes, allowed: tuple[str, ...], path: str) -> dict[str, Any]:
-    """The request's event, or 422 ``{"reason", "rule": null}`` for a body that is not one of the
-    events this URL takes (nothing is journaled: it never was an input of the table). A JSON object
-    naming the right event goes to the table even when its fields are wrong: the table refuses it
-    there, journaled, with the engine's reason (``rule`` null for a malformed one)."""
-    try:
-        data = json.loads(body)
-    except (ValueError, RecursionError):
-        data = None
-    if not isinstance(data, dict):
-        raise _Unprocessable(f"{path} takes one JSON object, as in docs/events.md")
-    name = data.get("event", allowed[0] if len(allowed) == 1 else None)
-    if name is None and "event" not in data:
-        raise _Unprocessable(f"{path} names no event: send one of {', '.join(repr(a) for a in allowed)}")
-    if name not in allowed:
-        raise _Unprocessable(f"{path} takes {' or '.join(repr(a) for a in allowed)} events, not {name!r}")
-    return {**{k: v for k, v in data.items() if k not in OURS}, "event": name}
 
 
 class _Unprocessable(Denied):
@@ -326,7 +366,7 @@ def build_app(console: Console, names: HostNames, networks: Iterable[Network] = 
         Route("/board", console.page("board", login=False)),
         Route("/dealer", console.page("dealer", dealer=True)),
         Route("/pit", console.page("pit")),
-        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        Route("/static/{name:path}", console.files.serve, methods=["GET", "HEAD"]),
     ]
     errors = http_errors(auth, public=PUBLIC, public_prefixes=("/static/",), with_rule=WITH_RULE)
     app = Starlette(routes=routes, exception_handlers={_Unprocessable: _unprocessable, Denied: denied_response,

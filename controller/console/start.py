@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import IO, Any
 
 from controller.table_controller import TableController
-from controller.console.app import Console, build_app
+from controller.console.app import STREAMS, Console, build_app, cookie_name
 from controller.console.link import Health, TableLink
 from controller.web.access import Network
 from controller.web.hosts import HostNames
-from controller.web.serve import Listen, WebServer, tls_context
+from controller.web.serve import Listen, WebServer, listening, tls_context
 from controller.web.settings import WebSettings
 from controller.web.users import StaticUsers, Users, UsersFile
 
@@ -55,11 +55,16 @@ class RunningConsole:
 def start(listen: Listen, users: Users, *, networks: Iterable[Network] = (), hosts: Iterable[str] = (),
           proxies: Iterable[Network] = (), tls: Any = None, demo: bool = False) -> RunningConsole | None:
     """The console listening on ``listen``, answering to the names it listens as and ``hosts``,
-    believing ``X-Forwarded-*`` from ``proxies`` only; None (with a warning in the log) when it cannot."""
-    console = Console(users, demo=demo, proxies=proxies)
+    believing ``X-Forwarded-*`` from ``proxies`` only; None (with a warning in the log) when it cannot.
+    Its cookies are named after the port it listens on (:func:`~controller.console.app.cookie_name`)."""
+    sock = listening(listen, "console")
+    if sock is None:
+        return None
+    console = Console(users, cookie=cookie_name(sock.getsockname()[1]), demo=demo, proxies=proxies)
     server = WebServer(build_app(console, HostNames(listen.host, hosts), networks), listen, tls=tls,
-                       on_loop=console.bind, on_stop=console.close, name="console")
-    if not server.start():
+                       on_loop=console.bind, on_stop=console.close, name="console", session=console.auth.session_of,
+                       proxies=proxies, streams=STREAMS)
+    if not server.start(sock=sock):
         return None
     return RunningConsole(console, server)
 
@@ -85,6 +90,8 @@ def start_configured(settings: WebSettings, err: IO[str] | None = None) -> Runni
     """A configured table's console, with its users file and (off loopback) TLS."""
     err = err or sys.stderr
     assert settings.listen is not None
+    for warning in settings.warnings():
+        print(f"console: warning: {warning}", file=err)
     tls = None
     if settings.tls:
         assert settings.certificate is not None and settings.key is not None

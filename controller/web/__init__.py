@@ -12,8 +12,14 @@ stack, so what they share lives here:
 - :mod:`controller.web.hosts` -- which host names it answers to (no DNS rebinding);
 - :mod:`controller.web.headers` -- the security headers on every answer (Content-Security-Policy,
   no framing, ``nosniff``, ``Referrer-Policy``);
+- :mod:`controller.web.files` -- a page's files served from memory (an answer holds no file open);
+- :mod:`controller.web.inputs` -- a session's inputs at a bounded rate, each ``Idempotency-Key``
+  done once;
 - :mod:`controller.web.push` -- server-sent events to many browsers from a bounded queue each, so a
   slow browser is dropped rather than waited for;
 - :mod:`controller.web.serve` -- uvicorn in a thread of its own, plain on loopback or with TLS,
-  where a port already taken is a warning and never stops the caller.
+  where a port already taken is a warning and never stops the caller;
+- :mod:`controller.web.budget`, :mod:`controller.web.pools`, :mod:`controller.web.gate` -- the
+  descriptors the server may take beside the table's reserve, and the accept loop, deadlines and
+  admission that keep it within them (a 503 with ``Retry-After`` for every client refused).
 """

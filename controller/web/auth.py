@@ -7,20 +7,33 @@ The contract every handler follows (:meth:`Auth.require`):
 - a state-changing request without the session's token in ``X-CSRF-Token``, or a user whose role
   is not the one needed: **403**.
 
-``POST`` to the login (:meth:`Auth.login`) takes JSON ``{"user", "password"}`` and needs no token:
-it sets the session cookie (``HttpOnly``, ``SameSite=Strict``, ``Secure`` over TLS) and answers
-``{"user", "role", "csrf"}``, or 401. After five failed tries in five minutes from one address, or
-for one user name, logins are refused with 429 until the oldest of them is five minutes old, even
-with the right password, so guessing is slow whatever the hash costs. The token is also given by
-:meth:`Auth.whoami` to a page of the same origin (after a reload); another site's page can neither
-read it nor send the cookie (SameSite).
+``POST`` to the login (:meth:`Auth.login`) takes JSON ``{"user", "password"}`` sent as
+``application/json`` (400 otherwise) and needs no token; a login whose ``Origin`` names another
+site is refused 403, so that another site's page cannot log a browser into another account (a
+login without ``Origin``, from a program, is taken). It sets the session cookie (``HttpOnly``,
+``SameSite=Strict``, ``Secure`` over TLS) and answers ``{"user", "role", "csrf"}``, or 401.
 
-Sessions live in memory: a restart of the service logs everyone out, which is what a restart of
-the table should do. Their number is bounded (the oldest goes first), as is the memory of failed
-logins.
+Guessing is slow whatever the hash costs (OWASP's authentication cheat sheet): five failed tries
+in five minutes from one address, or for one user name, and logins are refused with 429 until the
+oldest of them is five minutes old, even with the right password. A try is counted before its
+password is checked, in the same step of the server's loop as the look at the count, so tries
+sent together are counted together: no more than five passwords are ever checked, and a refused
+one is not hashed at all. A browser that logged in before carries a device cookie (OWASP's "device
+cookies"): signed, naming the user, sent to the login only. Its tries count for that cookie alone,
+so a flood of wrong passwords from elsewhere never locks out the dealer's own browser.
+
+The token is also given by :meth:`Auth.whoami` to a page of the same origin (after a reload);
+another site's page can neither read it nor send the cookie (SameSite).
+
+Sessions live in memory, as does the key that signs the device cookies: a restart of the service
+logs everyone out, which is what a restart of the table should do. A user holds at most
+:data:`SESSIONS_PER_USER` sessions (a new one ends that user's least recently used, never another
+user's); the memory of failed logins is bounded too.
 """
 from __future__ import annotations
 
+import base64
+import hashlib
 import hmac
 import json
 import secrets
@@ -30,12 +43,15 @@ from collections import OrderedDict, deque
 from dataclasses import dataclass
 from collections.abc import Callable, Iterable
 from typing import Any
+from urllib.parse import urlsplit
 
 import anyio
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
+from starlette.types import Scope
 
 from controller.web.access import Network, client_address, is_https
+from controller.web.hosts import header_host, header_port, normal
 from controller.web.users import User, Users
 
 #: Idle time after which a session ends (a dealer's shift with breaks), and its longest life.
@@ -46,6 +62,12 @@ MAX_FAILURES = 5
 FAILURE_WINDOW_S = 300.0
 #: The largest login body read (a name and a password).
 MAX_LOGIN_BODY = 4096
+#: Sessions one user may hold at once (a shared pit login on several screens); a new one ends the oldest.
+SESSIONS_PER_USER = 32
+#: Sessions held in all before a login is refused (503) rather than end another user's.
+SESSIONS_IN_ALL = 10000
+#: How long a device cookie is kept by the browser (it is signed with a key that lasts until a restart).
+DEVICE_MAX_AGE_S = 30 * 24 * 3600
 
 
 class Denied(Exception):
@@ -75,20 +97,32 @@ class Session:
 
 
 class Sessions:
-    """The open sessions, by cookie token."""
+    """The open sessions, by cookie token: at most ``per_user`` a user (a new one ends the same
+    user's least recently used), and ``limit`` in all (then a login is refused, never another
+    user's session ended)."""
 
-    def __init__(self, *, idle_s: float = IDLE_S, max_age_s: float = MAX_AGE_S, limit: int = 1000,
-                 clock: Callable[[], float] = time.monotonic):
-        self.idle_s, self.max_age_s, self.limit, self.clock = idle_s, max_age_s, limit, clock
+    def __init__(self, *, idle_s: float = IDLE_S, max_age_s: float = MAX_AGE_S, per_user: int = SESSIONS_PER_USER,
+                 limit: int = SESSIONS_IN_ALL, clock: Callable[[], float] = time.monotonic):
+        self.idle_s, self.max_age_s, self.per_user, self.limit, self.clock = idle_s, max_age_s, per_user, limit, clock
         self._open: OrderedDict[str, Session] = OrderedDict()
 
     def open(self, user: User) -> Session:
+        """A new session for ``user``; :class:`Denied` 503 when every session in all is taken."""
         now = self.clock()
+        if len(self._open) >= self.limit:
+            for token in [t for t, s in self._open.items() if self._expired(s, now)]:
+                del self._open[token]
+            if len(self._open) >= self.limit:
+                raise Denied(503, "too many sessions are open: try again later", {"Retry-After": "60"})
+        mine = [token for token, s in self._open.items() if s.user == user.name]  # least recently used first
+        for token in mine[:max(0, len(mine) - self.per_user + 1)]:
+            del self._open[token]
         session = Session(secrets.token_urlsafe(32), user.name, user.role, secrets.token_urlsafe(32), now, now)
         self._open[session.token] = session
-        while len(self._open) > self.limit:
-            self._open.popitem(last=False)
         return session
+
+    def _expired(self, session: Session, now: float) -> bool:
+        return now - session.seen > self.idle_s or now - session.created > self.max_age_s
 
     def get(self, token: str | None) -> Session | None:
         """The live session of ``token`` (its idle time starts again), or None."""
@@ -96,7 +130,7 @@ class Sessions:
         if session is None:
             return None
         now = self.clock()
-        if now - session.seen > self.idle_s or now - session.created > self.max_age_s:
+        if self._expired(session, now):
             del self._open[session.token]
             return None
         session.seen = now
@@ -106,8 +140,7 @@ class Sessions:
     def alive(self, token: str) -> bool:
         """Whether ``token``'s session is open and not expired (its idle time left as it is)."""
         session = self._open.get(token)
-        now = self.clock()
-        return session is not None and now - session.seen <= self.idle_s and now - session.created <= self.max_age_s
+        return session is not None and not self._expired(session, self.clock())
 
     def close(self, token: str) -> None:
         self._open.pop(token, None)
@@ -158,6 +191,36 @@ class LoginLimiter:
             self._seen.pop(key, None)
 
 
+class DeviceCookies:
+    """OWASP's device cookies: ``NAME.NONCE.SIGNATURE``, issued at each successful login, naming its
+    user; ``key`` signs them (a new one at every start: the cookies of a restarted service are
+    worth nothing, like its sessions)."""
+
+    def __init__(self, key: bytes | None = None):
+        self.key = key if key is not None else secrets.token_bytes(32)
+
+    def _signature(self, name: str, nonce: str) -> str:
+        return hmac.new(self.key, f"{name}.{nonce}".encode(), hashlib.sha256).hexdigest()[:32]
+
+    def issue(self, user: str) -> str:
+        name = base64.urlsafe_b64encode(user.encode()).decode().rstrip("=")
+        nonce = secrets.token_urlsafe(16)
+        return f"{name}.{nonce}.{self._signature(name, nonce)}"
+
+    def check(self, value: str | None, user: str) -> str | None:
+        """The nonce of ``value`` when it is a device cookie this server issued for ``user``, else None."""
+        if not value or value.count(".") != 2:
+            return None
+        name, nonce, signature = value.split(".")
+        try:
+            named = base64.urlsafe_b64decode(name + "=" * (-len(name) % 4)).decode()
+        except (ValueError, UnicodeDecodeError):
+            return None
+        if named != user or not hmac.compare_digest(signature.encode(), self._signature(name, nonce).encode()):
+            return None
+        return nonce
+
+
 #: Password checks run at once: each takes scrypt's memory, so a flood of logins is queued, not run together.
 _HASHING = threading.BoundedSemaphore(2)
 
@@ -169,19 +232,27 @@ def _authenticate(users: Users, name: str, password: str) -> User | None:
 
 class Auth:
     """Logins against ``users`` and the sessions they open, under the cookie ``cookie`` (a name of its
-    own per service, since browsers share cookies between the ports of one host). Only the reverse
-    ``proxies`` named are believed about the client behind them (``X-Forwarded-For``,
-    ``X-Forwarded-Proto``); any other peer counts as the client."""
+    own per service, since browsers share cookies between the ports of one host), the device cookie
+    under ``cookie`` + ``_device``. Only the reverse ``proxies`` named are believed about the client
+    behind them (``X-Forwarded-For``, ``X-Forwarded-Proto``); any other peer counts as the client."""
 
     def __init__(self, users: Users, *, cookie: str, sessions: Sessions | None = None,
                  limiter: LoginLimiter | None = None, roles: tuple[str, ...] | None = None,
-                 proxies: Iterable[Network] = ()):
+                 proxies: Iterable[Network] = (), devices: DeviceCookies | None = None):
         self.users = users
         self.cookie = cookie
+        self.device_cookie = f"{cookie}_device"
         self.sessions = sessions if sessions is not None else Sessions()
         self.limiter = limiter if limiter is not None else LoginLimiter()
+        self.devices = devices if devices is not None else DeviceCookies()
         self.roles = roles
         self.proxies = tuple(proxies)
+
+    def session_of(self, scope: Scope) -> str | None:
+        """The token of the live session a request (its ``scope``) carries, or None: what the gate
+        asks of each request, to serve it from the share reserved for logged-in users."""
+        session = self.session(Request(scope))
+        return session.token if session is not None else None
 
     def session(self, request: Request) -> Session | None:
         """The request's live session, while its user still exists with the same role."""
@@ -218,27 +289,37 @@ class Auth:
         return session
 
     async def login(self, request: Request) -> Response:
+        origin = request.headers.get("origin")
+        if origin is not None and not same_origin(origin, request.headers.get("host", "")):
+            raise Denied(403, f"a login from the page of another site ({origin[:100]}) is refused")
+        if request.headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
+            raise Denied(400, 'send JSON {"user": NAME, "password": PASSWORD} as application/json')
         body = await read_json(request, MAX_LOGIN_BODY)
         if not isinstance(body, dict) or not isinstance(body.get("user"), str) or not isinstance(body.get("password"), str):
             raise Denied(400, 'send JSON {"user": NAME, "password": PASSWORD}')
         name, password = body["user"], body["password"]
-        keys = (f"address {client_address(request.scope, self.proxies)}", f"user {name[:100]}")
+        device = self.devices.check(request.cookies.get(self.device_cookie), name)
+        keys = ((f"device {device}",) if device is not None else
+                (f"address {client_address(request.scope, self.proxies)}", f"user {name[:100]}"))
+        # The look at the count and the try counted in it are one step: no await between them.
         wait = self.limiter.wait(keys)
         if wait > 0:
             raise Denied(429, f"too many failed logins: try again in {int(wait) + 1} s",
                          {"Retry-After": str(int(wait) + 1)})
+        self.limiter.failed(keys)
         user = await anyio.to_thread.run_sync(_authenticate, self.users, name, password)
         if user is None or (self.roles is not None and user.role not in self.roles):
-            self.limiter.failed(keys)
             raise Denied(401, "wrong user name or password")
         self.limiter.succeeded(keys)
         old = request.cookies.get(self.cookie)
         if old:
             self.sessions.close(old)
         session = self.sessions.open(user)
+        secure = is_https(request.scope, self.proxies)
         response = JSONResponse({"user": user.name, "role": user.role, "csrf": session.csrf})
-        response.set_cookie(self.cookie, session.token, httponly=True, samesite="strict", path="/",
-                            secure=is_https(request.scope, self.proxies))
+        response.set_cookie(self.cookie, session.token, httponly=True, samesite="strict", path="/", secure=secure)
+        response.set_cookie(self.device_cookie, self.devices.issue(user.name), max_age=DEVICE_MAX_AGE_S, httponly=True,
+                            samesite="strict", path=request.url.path, secure=secure)
         return response
 
     async def logout(self, request: Request) -> Response:
@@ -267,14 +348,33 @@ async def read_json(request: Request, limit: int) -> Any:
 
 
 async def read_body(request: Request, limit: int) -> bytes:
-    """At most ``limit`` bytes of the body; :class:`Denied` 413 for a longer one (read no further)."""
+    """At most ``limit`` bytes of the body; :class:`Denied` 413 for a longer one (read no further),
+    400 when the client left (or was let go, too slow) before sending it all."""
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
         raise Denied(413, f"the body is longer than {limit} bytes")
     chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise Denied(413, f"the body is longer than {limit} bytes")
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise Denied(413, f"the body is longer than {limit} bytes")
+            chunks.append(chunk)
+    except ClientDisconnect:
+        raise Denied(400, "the body did not come whole") from None
     return b"".join(chunks)
+
+
+def same_origin(origin: str, host: str) -> bool:
+    """Whether a browser's ``Origin`` names the server it sent the request to (``host``, the
+    request's ``Host``): the same host name, and the same port where ``Host`` names one (a reverse
+    proxy may send the name alone)."""
+    parts = urlsplit(origin)
+    try:
+        port = parts.port
+    except ValueError:
+        return False
+    if parts.scheme not in ("http", "https") or not parts.hostname or normal(parts.hostname) != header_host(host):
+        return False
+    wanted = header_port(host)
+    return wanted is None or wanted == (port or (443 if parts.scheme == "https" else 80))

@@ -83,6 +83,15 @@ def header_host(header: str) -> str:
     return normal(name if colon and port.isdigit() and ":" not in name else header)
 
 
+def header_port(header: str) -> int | None:
+    """The port a ``Host`` header names (``[::1]:8080`` is 8080), or None when it names none."""
+    header = header.strip()
+    _, colon, port = header.rpartition("]:" if header.startswith("[") else ":")
+    if not colon or not port.isdigit() or (not header.startswith("[") and header.count(":") > 1):
+        return None
+    return int(port)
+
+
 class HostNames:
     """The host names a service listening on ``listen_host`` answers to, with ``extra`` names."""
 

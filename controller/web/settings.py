@@ -10,10 +10,14 @@ application refuses the others, and ``systemd/install.sh`` limits the unit's soc
 proxy's, a DNS name): a request naming any other host is refused (:mod:`controller.web.hosts`).
 ``trusted_proxies`` are the reverse proxies (addresses or networks) believed about the browser
 behind them (``X-Forwarded-For``, ``X-Forwarded-Proto``); none by default, so every peer is its own
-client for the login rate limit. ``users`` is the users file, beside the configuration by default.
+client for the login rate limit. One that cannot connect at all is a mistake; one that is every
+address (``0.0.0.0/0``, ``::/0``) is taken but warned of (:meth:`WebSettings.warnings`), since every
+client could then name itself another address at each try. ``users`` is the users file, beside the
+configuration by default.
 """
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -25,6 +29,8 @@ from messages import ConfigError
 
 #: The users file's name beside the configuration when the table does not name one.
 USERS_FILE = "users"
+#: The loopback networks: a trusted proxy that reaches into one of them can connect.
+LOOPBACK = (ipaddress.ip_network("127.0.0.0/8"), ipaddress.ip_network("::1/128"))
 #: The table's keys and what each is when not given ("" listens nowhere).
 DEFAULTS: dict[str, Any] = {"listen": "", "users": USERS_FILE, "certificate": "", "key": "", "networks": [],
                             "hosts": [], "trusted_proxies": []}
@@ -69,8 +75,8 @@ class WebSettings:
         networks = _networks(table, "networks", problems, example="192.168.1.0/24")
         proxies = _networks(table, "trusted_proxies", problems, example="127.0.0.1")
         for proxy in proxies:
-            if not proxy.is_loopback and not any(proxy.version == n.version and proxy.subnet_of(n)  # type: ignore[arg-type]
-                                                 for n in networks):
+            if not any(proxy.version == n.version and proxy.overlaps(n)  # type: ignore[arg-type]
+                       for n in (*LOOPBACK, *networks)):
                 problems.append(("trusted_proxies", f"{proxy} may not connect at all: it is neither loopback nor in "
                                                     f"{section}.networks"))
         hosts: tuple[str, ...] = ()
@@ -98,6 +104,14 @@ class WebSettings:
         if problems:
             raise ConfigError.of(problems)
         return settings
+
+    def warnings(self) -> list[str]:
+        """What the service runs with all the same but the operator must hear of: a trusted proxy
+        that is every address."""
+        return [f"{self.section}.trusted_proxies: {proxy} trusts every peer as a reverse proxy: any client may then "
+                "name itself another address in X-Forwarded-For at every try (the login rate limit counts none of "
+                "them) and claim TLS; name the proxy's own address, such as 127.0.0.1"
+                for proxy in self.trusted_proxies if proxy.prefixlen == 0]
 
     def refusal(self, listen: Listen) -> str | None:
         """Why the service may not listen on ``listen``, or None: off loopback it needs TLS."""

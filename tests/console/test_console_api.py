@@ -441,3 +441,99 @@ def test_check_the_chain_now_pressed_again_and_again_runs_one_check_at_a_time(co
         wait_for(lambda: pit.get("/api/state").json()["journal"]["verify"])
         assert pit.post("/api/verify").status_code == 202
         wait_for(lambda: len(running) == 2)  # once it is over, the next press checks again
+
+
+def test_two_tables_on_one_host_keep_their_own_sessions(console_table):
+    """Browsers share cookies between the ports of one host: each console's cookies carry its port."""
+    first, second = console_table("craps"), console_table("hazard")
+    with httpx.Client(timeout=20) as browser:  # one cookie jar for both, as a browser has
+        for table, user in ((first, "dana"), (second, "dora")):
+            answer = browser.post(table.url + "/api/login", json={"user": user, "password": f"{user}-pass"})
+            port = table.url.rsplit(":", 1)[1]
+            assert answer.status_code == 200 and f"dicetable_console_{port}=" in answer.headers["set-cookie"]
+        assert browser.get(first.url + "/api/session").json()["user"] == "dana"
+        assert browser.get(second.url + "/api/session").json()["user"] == "dora"
+
+
+def test_the_pages_files_are_served_from_memory_and_a_browser_that_has_them_gets_304(console_table):
+    table = console_table()
+    with table.client() as c:
+        answer = c.get("/static/common.js")
+        assert answer.status_code == 200 and answer.headers["content-type"].startswith("text/javascript")
+        again = c.get("/static/common.js", headers={"If-None-Match": answer.headers["etag"]})
+        assert again.status_code == 304 and again.content == b""
+        assert c.get("/login").headers["content-type"].startswith("text/html")
+
+
+@pytest.mark.parametrize("path, body, words", [
+    ("/api/bets", {"seat": "A", "bet": "pass", "amount": 500, "note": "x" * 16000}, "bet has no field 'note'"),
+    ("/api/actions", {"event": "lock", "seat": "A"}, "lock has no field 'seat' (docs/events.md: it takes no field"),
+    ("/api/actions", {"event": "next_shooter", "seat": "D" * 16000}, "the value of seat is 16002 characters long"),
+    ("/api/bets", {"seat": "A", "bet": "pass", "amount": 10 ** 200}, "the value of amount is 201 characters long"),
+])
+def test_a_field_the_event_does_not_take_is_refused_before_the_table_and_journaled_in_a_bounded_form(
+        console_table, path, body, words):
+    """A refusal costs the journal a few hundred bytes, whatever was sent: its start, its length and
+    its SHA-256, with who sent it."""
+    table = console_table()
+    with table.client("dana") as dealer:
+        answer = dealer.post(path, json=body)
+        assert answer.status_code == 422 and answer.json()["rule"] is None and words in answer.json()["reason"]
+        assert dealer.get("/api/state").json()["phase"] == "betting"
+    seq = int(answer.headers["X-Journal-Seq"])
+    journaled = [row for row in rows(table) if row.seq >= seq]
+    assert [row.event["event"] for row in journaled] == ["malformed", "rejected"]
+    malformed = journaled[0].event
+    assert (malformed["user"], malformed["via"]) == ("dana", "console") and words in malformed["problem"]
+    assert all(len(json.dumps(row.event)) < 1500 for row in journaled)
+    if len(json.dumps(body)) > 200:
+        assert malformed["bytes"] == len(answer.request.content) and len(malformed["sha256"]) == 64
+
+
+def test_an_input_sent_twice_with_one_idempotency_key_is_done_once_and_answered_alike(console_table):
+    table = console_table()
+    bet = {"seat": "C", "bet": "field", "amount": 100}
+    with table.client("dana") as dealer:
+        first, second = (dealer.post("/api/bets", json=bet, headers={"Idempotency-Key": "tap-1"}) for _ in range(2))
+        assert first.status_code == second.status_code == 200 and first.content == second.content
+        assert first.headers["x-journal-seq"] == second.headers["x-journal-seq"]
+        refused = dealer.post("/api/bets", json={**bet, "amount": 200}, headers={"Idempotency-Key": "tap-1"})
+        assert refused.status_code == 422 and "another request" in refused.json()["reason"]
+        assert dealer.post("/api/bets", json=bet, headers={"Idempotency-Key": "tap-2"}).status_code == 200
+        assert dealer.get("/api/state").json()["bets"][0]["amount"] == 200  # two keys, two bets
+    with table.client("dora") as other:  # keys are per session: another dealer's tap-1 is its own
+        assert other.post("/api/bets", json=bet, headers={"Idempotency-Key": "tap-1"}).status_code == 200
+    bets = [r for r in rows(table) if r.event.get("event") == "bet"]
+    assert [b.event["user"] for b in bets] == ["dana", "dana", "dora"]
+
+
+def test_a_repeat_while_the_first_is_under_way_waits_for_its_answer(console_table):
+    """A double tap: both requests reach the console before the table took the first."""
+    table = console_table()
+    with table.client("dana") as dealer:
+        answers: list = [None, None]
+
+        def tap(index: int) -> None:
+            answers[index] = dealer.post("/api/actions", json={"event": "lock"}, headers={"Idempotency-Key": "double"})
+
+        taps = [threading.Thread(target=tap, args=(i,)) for i in range(2)]
+        for thread in taps:
+            thread.start()
+        for thread in taps:
+            thread.join(20)
+        assert [a.status_code for a in answers] == [200, 200] and answers[0].content == answers[1].content
+    assert sum(1 for r in rows(table) if r.event.get("event") == "lock") == 1
+
+
+def test_a_session_past_its_input_rate_is_answered_429_before_the_table(console_table):
+    from controller.web.inputs import InputRate
+
+    table = console_table()
+    table.running.console.rate = InputRate(burst=3, per_second=0.01)
+    with table.client("dana") as dealer:
+        count = len(rows(table))
+        statuses = [dealer.post("/api/actions", json={"event": "void"}).status_code for _ in range(4)]
+        assert statuses == [422, 422, 422, 429]  # VOID with nothing locked: refused by the table, journaled
+        throttled = dealer.post("/api/actions", json={"event": "void"})
+        assert throttled.status_code == 429 and int(throttled.headers["retry-after"]) >= 1
+        assert len(rows(table)) == count + 6  # three inputs, three refusals; nothing of the fourth or fifth

@@ -103,6 +103,20 @@ def test_a_wrong_password_is_refused(demo, browser, shots):
     assert page.refused() == []
 
 
+@pytest.mark.parametrize("next_path", ["/%5Cevil.test/phish", "//evil.test/phish", "https://evil.test/", "/%2F/evil.test"])
+def test_after_a_login_the_browser_never_leaves_the_console(demo, browser, next_path):
+    """``next`` is followed to paths of this console only (a browser reads ``/\\evil.test`` as ``//evil.test``)."""
+    url, _ = demo
+    page = page_for(browser, url)
+    page.goto(f"{url}/login?next={next_path}")
+    page.fill("#user", "pit")
+    page.fill("#password", "pit")
+    page.click("button[type=submit]")
+    page.wait_for_url(re.compile(r"/(pit|evil\.test/phish|)$"))
+    assert page.url.startswith(url + "/"), page.url
+    assert page.refused() == []
+
+
 def test_a_dealer_bets_for_three_seats_locks_and_pays_what_the_engine_settled(demo, browser, shots):
     url, journal_dir = demo
     board = page_for(browser, url, viewport={"width": 1400, "height": 560})
@@ -194,3 +208,21 @@ def test_a_pit_user_sees_everything_and_cannot_bet(demo, browser, shots):
     assert "var/craps/journal.sqlite3" in shown and tempfile.gettempdir() not in shown  # no scratch path
     pit.screenshot(path=str(shots / "console-pit.png"), full_page=True)
     assert pit.refused() == []
+
+
+def test_a_double_tap_places_one_bet(demo, browser):
+    """The page puts an Idempotency-Key on each tap, the same on a second tap of the same space at once."""
+    url, journal_dir = demo
+    with Journal.open(journal_dir, readonly=True) as journal:
+        before = len(journal)
+    dealer = page_for(browser, url, "dealer")
+    dealer.wait_for_selector("svg.layout [data-space=field]")
+    dealer.click("button[data-seat=E]")
+    dealer.click("button[data-chip='100']")
+    dealer.dblclick("[data-space=field] .space-box")
+    dealer.locator("#tapped", has_text="journaled as row").wait_for()
+    dealer.wait_for_selector("[data-space=field] .chip[data-seat=E]")
+    with Journal.open(journal_dir, readonly=True) as journal:
+        bets = [e.event for e in journal.entries(before) if e.event.get("event") == "bet" and e.event.get("seat") == "E"]
+    assert [(b["bet"], b["amount"]) for b in bets] == [("field", 100)]
+    assert dealer.refused() == []

@@ -150,3 +150,21 @@ def test_run_check_says_when_the_certificate_will_not_load(tmp_path, capsys):
     assert main(["run", "--config", config, "--check"]) == 0
     out = capsys.readouterr().out
     assert "warning: console: cannot load the certificate" in out and "would run without its console" in out
+
+
+@pytest.mark.parametrize("proxies", ['["0.0.0.0/0"]', '["::/0"]', '["127.0.0.1", "0.0.0.0/0"]'])
+@pytest.mark.parametrize("listen", ['listen = "127.0.0.1:8081"\n', ""])
+def test_run_check_warns_of_a_trusted_proxy_that_is_every_address_and_still_passes(tmp_path, capsys, proxies, listen):
+    config = _config(tmp_path, f"{listen}trusted_proxies = {proxies}")
+    assert main(["run", "--config", config, "--check"]) == 0
+    out = capsys.readouterr().out
+    assert "configuration ok" in out
+    (warning,) = [line for line in out.splitlines() if "trusted_proxies" in line]
+    assert warning.startswith("warning: console.trusted_proxies: ") and "trusts every peer as a reverse proxy" in warning
+
+
+def test_a_trusted_proxy_network_is_taken_when_part_of_it_may_connect(tmp_path, capsys):
+    config = _config(tmp_path, 'trusted_proxies = ["192.168.0.0/16"]\nnetworks = ["192.168.1.0/24"]')
+    assert [str(n) for n in load(config).console.trusted_proxies] == ["192.168.0.0/16"]
+    assert main(["run", "--config", config, "--check"]) == 0
+    assert "trusted_proxies" not in capsys.readouterr().out

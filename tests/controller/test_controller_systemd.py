@@ -52,6 +52,8 @@ def test_unit_has_the_required_settings():
     assert settings["PrivateTmp"] == "yes"
     assert set(settings["SupplementaryGroups"].split()) == {"gpio", "video", "dialout"}
     assert settings["User"] not in ("root", "nobody")
+    # the console's share is counted within 1024 descriptors: a higher limit is the table's margin
+    assert int(settings["LimitNOFILE"]) > 1024
 
 
 def test_install_script_is_valid_shell():

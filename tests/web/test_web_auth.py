@@ -1,6 +1,9 @@
 """Logins, sessions, CSRF and roles on a small Starlette app: 401 before anything else, then 403."""
 from __future__ import annotations
 
+import asyncio
+
+import httpx
 import pytest
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -9,7 +12,7 @@ from starlette.routing import Route
 from starlette.testclient import TestClient
 
 from controller.web.access import AllowedPeers, parse_networks
-from controller.web.auth import Auth, Denied, LoginLimiter, Sessions, denied_response
+from controller.web.auth import SESSIONS_PER_USER, Auth, Denied, LoginLimiter, Sessions, denied_response, same_origin
 from controller.web.users import StaticUsers, UsersFile, add_user, remove_user
 
 
@@ -232,3 +235,135 @@ def test_peers_outside_loopback_and_the_networks_named_are_refused():
         assert refused.status_code == 403 and "may not use" in refused.json()["reason"]
     with pytest.raises(ValueError, match="'192.168.1' is not an IP network"):
         parse_networks(["192.168.1"])
+
+
+class CountedUsers:
+    """The users, counting the passwords checked (each check is a slow hash)."""
+
+    def __init__(self, users):
+        self.users = users
+        self.checked = 0
+
+    def lookup(self, name):
+        return self.users.lookup(name)
+
+    def authenticate(self, name, password):
+        self.checked += 1
+        return self.users.authenticate(name, password)
+
+
+def test_logins_sent_together_are_counted_together_and_a_refused_one_is_not_hashed():
+    """The look at the count and the try counted are one step: 40 guesses at once check five passwords."""
+    counted = CountedUsers(USERS)
+    app, _ = make_app(counted)
+
+    async def guesses() -> list[int]:
+        transport = httpx.ASGITransport(app=app, client=("127.0.0.2", 40000))
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as c:
+            answers = await asyncio.gather(*(c.post("/api/login", json={"user": "dana", "password": f"guess-{n}"})
+                                             for n in range(40)))
+        return [a.status_code for a in answers]
+
+    statuses = asyncio.run(guesses())
+    assert sorted(statuses) == [401] * 5 + [429] * 35 and counted.checked == 5
+    with client(app, host="127.0.0.3") as c:
+        blocked = login(c, "dana", "dana-pass")  # the right password, the name throttled: 429, never checked
+        assert blocked.status_code == 429 and int(blocked.headers["retry-after"]) > 0 and counted.checked == 5
+
+
+def test_a_browser_that_logged_in_before_keeps_logging_in_while_its_name_is_throttled():
+    """OWASP's device cookies: a flood of wrong passwords from elsewhere locks out the name for
+    browsers without one, never the dealer's own."""
+    clock = Clock()
+    app, _ = make_app(USERS, clock=clock)
+    with client(app) as dealer, client(app, host="127.0.0.2") as flood, client(app, host="127.0.0.3") as stranger:
+        answer = login(dealer, "dana", "dana-pass")
+        device = next(h for h in answer.headers.get_list("set-cookie") if h.startswith("test_session_device="))
+        attributes = device.lower()
+        assert "httponly" in attributes and "samesite=strict" in attributes and "path=/api/login" in attributes
+        assert "secure" not in attributes  # plain HTTP on loopback
+        for _ in range(5):
+            assert login(flood, "dana", "guess").status_code == 401
+        assert login(stranger, "dana", "dana-pass").status_code == 429
+        assert login(dealer, "dana", "dana-pass").status_code == 200
+        # The device's own failures count for it alone.
+        for _ in range(5):
+            assert login(dealer, "dana", "wrong").status_code == 401
+        assert login(dealer, "dana", "dana-pass").status_code == 429
+        clock.now += 301
+        assert login(dealer, "dana", "dana-pass").status_code == 200
+
+
+def test_a_device_cookie_of_another_user_or_forged_is_no_device_cookie():
+    app, auth = make_app(USERS)
+    with client(app) as c:
+        login(c, "pete", "pete-pass")
+        for _ in range(5):
+            assert login(c, "dana", "guess").status_code == 401  # pete's device cookie does not vouch for dana
+        assert login(c, "dana", "dana-pass").status_code == 429
+    name, nonce, signature = auth.devices.issue("dana").split(".")
+    assert auth.devices.check(f"{name}.{nonce}.{signature}", "dana") == nonce
+    assert auth.devices.check(f"{name}.{nonce}.{'0' * 32}", "dana") is None
+    assert auth.devices.check(f"{name}.{nonce}.{signature}", "pete") is None
+    assert auth.devices.check("not.a-cookie", "dana") is None
+
+
+@pytest.mark.parametrize("origin, status", [("http://127.0.0.1", 200), (None, 200), ("http://evil.example", 403),
+                                            ("null", 403), ("http://127.0.0.1.evil.example", 403)])
+def test_a_login_from_another_sites_page_is_refused_one_without_origin_is_taken(origin, status):
+    app, _ = make_app(USERS)
+    with client(app) as c:
+        headers = {"Origin": origin} if origin else {}
+        answer = c.post("/api/login", json={"user": "dana", "password": "dana-pass"}, headers=headers)
+        assert answer.status_code == status
+        if status == 403:
+            assert "another site" in answer.json()["reason"] and "set-cookie" not in answer.headers
+
+
+@pytest.mark.parametrize("origin, host, same", [
+    ("http://127.0.0.1:8080", "127.0.0.1:8080", True), ("http://127.0.0.1:9000", "127.0.0.1:8080", False),
+    ("https://table7.lan", "table7.lan", True), ("https://table7.lan:8443", "table7.lan", True),  # a proxy's $host
+    ("https://table7.lan", "table7.lan:443", True), ("http://[::1]:8080", "[::1]:8080", True),
+    ("http://localhost:8080", "127.0.0.1:8080", False), ("file://", "127.0.0.1:8080", False),
+])
+def test_an_origin_is_this_servers_when_it_names_the_host_and_port_the_request_went_to(origin, host, same):
+    assert same_origin(origin, host) is same
+
+
+@pytest.mark.parametrize("content_type", ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data", None])
+def test_a_login_takes_json_only(content_type):
+    """Another site's form may post text/plain without asking: a login must not take it."""
+    app, _ = make_app(USERS)
+    with client(app) as c:
+        headers = {"Content-Type": content_type} if content_type else {}
+        answer = c.post("/api/login", content=b'{"user": "dana", "password": "dana-pass"}', headers=headers)
+        assert answer.status_code == 400 and "application/json" in answer.json()["reason"]
+        assert "set-cookie" not in answer.headers
+
+
+def test_a_users_sessions_are_capped_without_ending_another_users():
+    app, auth = make_app(USERS)
+    with client(app) as dealer:
+        login(dealer, "dana", "dana-pass")
+        pits = []
+        for _ in range(SESSIONS_PER_USER + 5):
+            pit = client(app)
+            login(pit, "pete", "pete-pass")
+            pits.append(pit)
+        assert dealer.get("/look").json() == {"user": "dana"}
+        assert pits[0].get("/look").status_code == 401 and pits[-1].get("/look").status_code == 200
+        assert len(auth.sessions) == SESSIONS_PER_USER + 1
+
+
+def test_when_every_session_is_taken_a_login_is_refused_rather_than_end_anothers():
+    users = StaticUsers.with_passwords({"dana": ("dealer", "dana-pass"), "pete": ("pit", "pete-pass"),
+                                        "dora": ("dealer", "dora-pass")})
+    auth = Auth(users, cookie="test_session", sessions=Sessions(limit=2))
+    app = Starlette(routes=[Route("/api/login", auth.login, methods=["POST"])], exception_handlers={Denied: denied_response})
+    with client(app) as c:
+        assert login(c, "dana", "dana-pass").status_code == 200
+        c.cookies.clear()
+        assert login(c, "pete", "pete-pass").status_code == 200
+        c.cookies.clear()
+        refused = login(c, "dora", "dora-pass")
+        assert refused.status_code == 503 and refused.headers["retry-after"] == "60" and len(auth.sessions) == 2

@@ -29,7 +29,7 @@ def assert_guarded(answer) -> None:
 
 def test_every_answer_of_the_console_carries_the_security_headers():
     users = StaticUsers.with_passwords({"dana": ("dealer", "dana-pass")})
-    app = build_app(Console(users), HostNames("127.0.0.1"))
+    app = build_app(Console(users, cookie="dicetable_console_8080"), HostNames("127.0.0.1"))
     with TestClient(app, base_url="http://127.0.0.1", client=("127.0.0.1", 40000)) as client:
         answers = [client.get(path) for path in ("/login", "/board", "/static/dealer.js", "/static/console.css",
                                                   "/healthz", "/api/state", "/api/board")]

@@ -65,11 +65,11 @@ export async function requireSession(role) {
   return session;
 }
 
-export async function post(path, body) {
+export async function post(path, body, headers = {}) {
   const answer = await fetch(path, {
     method: "POST",
     credentials: "same-origin",
-    headers: { "Content-Type": "application/json", "X-CSRF-Token": session ? session.csrf : "" },
+    headers: { "Content-Type": "application/json", "X-CSRF-Token": session ? session.csrf : "", ...headers },
     body: body === undefined ? "{}" : JSON.stringify(body),
   });
   let data = null;
@@ -82,13 +82,34 @@ export async function post(path, body) {
   return { status: answer.status, ok: answer.ok, data, seq: answer.headers.get("X-Journal-Seq") };
 }
 
+// A dealer's input (a bet, a removal, a press) carries an Idempotency-Key, so the table does it once
+// whatever the network repeats; the same input tapped again within DOUBLE_TAP_MS of the first (a
+// double tap, as the panel's buttons count one) carries the same key, and counts once.
+const DOUBLE_TAP_MS = 400;
+let lastTap = null;
+
+function newKey() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+export function input(path, body) {
+  const what = `${path} ${JSON.stringify(body)}`;
+  const now = Date.now();
+  if (!lastTap || lastTap.what !== what || now - lastTap.at > DOUBLE_TAP_MS) lastTap = { what, key: newKey(), at: now };
+  return post(path, body, { "Idempotency-Key": lastTap.key });
+}
+
 async function logout() {
   await post("/api/logout");
   location.href = "/login";
 }
 
 // Live updates: `onState(state)` for every `name` event, with a word on the page while the
-// connection is down (the browser reconnects by itself and is sent the whole state again).
+// connection is down (the browser reconnects by itself and is sent the whole state again; a stream
+// the console refused, 503 while it is flooded, the browser gives up on: it is asked again here).
+const REFUSED_RETRY_MS = 5000;
+
 export function live(url, name, onState) {
   const status = document.getElementById("link");
   const source = new EventSource(url);
@@ -102,6 +123,7 @@ export function live(url, name, onState) {
       const answer = await fetch("/api/session", { credentials: "same-origin" });
       if (answer.status === 401) location.href = `/login?next=${encodeURIComponent(location.pathname)}`;
     }
+    if (source.readyState === EventSource.CLOSED) setTimeout(() => live(url, name, onState), REFUSED_RETRY_MS);
   });
   return source;
 }

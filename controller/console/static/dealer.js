@@ -3,7 +3,7 @@
 // what to pay and take, seat by seat (the ticks are kept on this screen only).
 
 import {
-  SETTLED_BY, annotatedFrame, betName, diceRow, el, header, live, money, post, readLine, requireSession,
+  SETTLED_BY, annotatedFrame, betName, diceRow, el, header, input, live, money, readLine, requireSession,
 } from "./common.js";
 import { drawLayout } from "./layout.js";
 
@@ -56,14 +56,14 @@ async function tap(space) {
   if (space.on) bet.on = space.on;
   const what = `seat ${view.seat} ${betName(space.bet, bet.number, space.on)} ${money(view.chip)}`;
   document.getElementById("tapped").textContent = `${what} · limits ${space.text} (${space.limit_rule})`;
-  showAnswer(await post("/api/bets", bet), what);
+  showAnswer(await input("/api/bets", bet), what);
 }
 
 async function takeDown(bet) {
   const body = { event: "remove", seat: bet.seat, bet: bet.bet };
   if (bet.number !== null) body.number = bet.number;
   if (bet.on) body.on = bet.on;
-  showAnswer(await post("/api/remove", body), `take down seat ${bet.seat} ${betName(bet.bet, bet.number, bet.on)}`);
+  showAnswer(await input("/api/remove", body), `take down seat ${bet.seat} ${betName(bet.bet, bet.number, bet.on)}`);
 }
 
 async function press(action, extra = {}) {
@@ -71,7 +71,7 @@ async function press(action, extra = {}) {
     openEntry();
     return;
   }
-  showAnswer(await post("/api/actions", { event: action, ...extra }), action.replace("_", " "));
+  showAnswer(await input("/api/actions", { event: action, ...extra }), action.replace("_", " "));
 }
 
 function openEntry() {

@@ -1,5 +1,13 @@
 // Log in, then go where the user was going (or to the page of their role).
 
+// `next` as a path of this console, or null: a browser reads "/\evil.test" as "//evil.test",
+// another site, so only what resolves to this very origin is followed.
+function ownPath(next) {
+  if (!next || !next.startsWith("/") || next.startsWith("//") || next.includes("\\")) return null;
+  const url = new URL(next, location.origin);
+  return url.origin === location.origin ? url.pathname + url.search + url.hash : null;
+}
+
 const form = document.getElementById("login");
 const error = document.getElementById("error");
 
@@ -18,8 +26,8 @@ form.addEventListener("submit", async (event) => {
     error.hidden = false;
     return;
   }
-  const next = new URLSearchParams(location.search).get("next");
-  location.href = next && next.startsWith("/") && !next.startsWith("//") ? next : data.role === "dealer" ? "/dealer" : "/pit";
+  const next = ownPath(new URLSearchParams(location.search).get("next"));
+  location.href = next || (data.role === "dealer" ? "/dealer" : "/pit");
 });
 
 fetch("/healthz").then((answer) => answer.json()).then((health) => {
