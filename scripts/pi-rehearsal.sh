@@ -171,6 +171,21 @@ deb $SECURITY bookworm-security main"
 fi
 cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
 in_root cortex-a72 host true || fail "the root's programs do not run under the emulator"
+# The pin is seen from inside: the kernel's HWCAP as the emulator gives it. A Cortex-A76 has the
+# dot-product and half-precision vector instructions (ARMv8.2) an A72 lacks; OpenCV's DNN picks
+# kernels by them, so a pin that did not take would rehearse the wrong Pi.
+HWCAP='import ctypes
+getauxval = ctypes.CDLL(None).getauxval
+getauxval.restype = ctypes.c_ulong
+hwcap = getauxval(16)  # AT_HWCAP
+print(" ".join(f"{name}={int(bool(hwcap >> bit & 1))}" for name, bit in (("asimdhp", 10), ("asimddp", 20))))'
+for cpu in $CPUS; do
+    features=$(in_root "$cpu" host python3 -c "$HWCAP") || fail "the root's python3 cannot read its HWCAP"
+    case "$cpu:$features" in
+        cortex-a72:"asimdhp=0 asimddp=0"|cortex-a76:"asimdhp=1 asimddp=1") say "emulated $cpu: $features" ;;
+        *) fail "QEMU_CPU=$cpu did not take: the root sees $features" ;;
+    esac
+done
 
 STEP="standing in for python3-lgpio"
 # Raspberry Pi OS's python3-lgpio: lgpio's PyPI source built with its C library inside (PYPI=1),
@@ -270,14 +285,13 @@ done
 sh -c "$READ_GROUPS" "$INPUTS" "$HOSTVENV/bin/dicetable" > "$OUT/reads-pc.jsonl" 2> "$OUT/reads-pc.log"
 wait
 say "read $(wc -l < "$OUT/reads-pc.jsonl") frames on the PC and on each emulated CPU in $(took "$t")"
-FRAMES=0
+FRAMES=$(wc -l < "$OUT/reads-pc.jsonl")
 for cpu in $CPUS; do
     if ! "$HOSTPY" "$SRC/scripts/pi_rehearsal.py" compare "$OUT/reads-pc.jsonl" "$OUT/reads-$cpu.jsonl" \
             --model "$SRC/vision/models" --label "arm64 $cpu against the PC"; then
         grep -v '^$' "$OUT/reads-$cpu.log" | tail -n 5
         failed "the reads on arm64 $cpu differ from the PC's (above)"
     fi
-    FRAMES=$(wc -l < "$OUT/reads-pc.jsonl")
 done
 
 STEP="the tests under emulation"
