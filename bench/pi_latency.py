@@ -94,7 +94,7 @@ def _elements(shape: Sequence[int]) -> int:
 
 @dataclass(frozen=True)
 class Call:
-    """One network run during a read: the network's file, the input's shape, its wall time."""
+    """One network run during a read: the network's file, the input's shape, its processor time."""
 
     network: str
     shape: tuple[int, ...]
@@ -102,7 +102,9 @@ class Call:
 
 
 class CountingNets(DiceNets):
-    """The reader's networks, keeping every call made through them after the warm-up."""
+    """The reader's networks, keeping every call made through them after the warm-up. Times are
+    the calling thread's processor time (OpenCV runs one thread here), so that a busy machine
+    does not inflate them."""
 
     def __init__(self, folder: Path):
         self.calls: list[Call] = []
@@ -111,23 +113,23 @@ class CountingNets(DiceNets):
         self.calls.clear()
 
     def _kept(self, network: str, blob: np.ndarray, t0: float, out: Any) -> Any:
-        self.calls.append(Call(network, tuple(blob.shape), time.perf_counter() - t0))
+        self.calls.append(Call(network, tuple(blob.shape), time.thread_time() - t0))
         return out
 
     def detect(self, blob: np.ndarray) -> np.ndarray:
-        t0 = time.perf_counter()
+        t0 = time.thread_time()
         return self._kept(DETECTOR, blob, t0, super().detect(blob))
 
     def classify(self, blob: np.ndarray, second: bool = False) -> np.ndarray:
-        t0 = time.perf_counter()
+        t0 = time.thread_time()
         return self._kept(SECOND_CLASSIFIER if second else CLASSIFIER, blob, t0, super().classify(blob, second))
 
     def leaning(self, blob: np.ndarray) -> np.ndarray:
-        t0 = time.perf_counter()
+        t0 = time.thread_time()
         return self._kept(LEANING, blob, t0, super().leaning(blob))
 
     def leaning_alone(self, blob: np.ndarray) -> np.ndarray:
-        t0 = time.perf_counter()
+        t0 = time.thread_time()
         return self._kept(LEANING_ALONE, blob, t0, super().leaning_alone(blob))
 
 
@@ -170,10 +172,11 @@ def measure(folders: list[Path], model_dir: Path | None) -> dict[str, Any]:
             if frame is None:
                 continue
             nets.calls.clear()
-            read = read_dice(frame, expect=len(item.dice), model=model, nets=nets)
+            t0 = time.thread_time()
+            read_dice(frame, expect=len(item.dice), model=model, nets=nets)
+            read_ms.append(1000.0 * (time.thread_time() - t0))
             per_read.append(sum(table.macs(c.network, c.shape) for c in nets.calls))
             net_ms.append(1000.0 * sum(c.seconds for c in nets.calls))
-            read_ms.append(read.ms)
     if not per_read:
         raise SystemExit("pi_latency: no labelled image found in " + ", ".join(map(str, folders)))
     median, p95 = statistics.median(per_read), _percentile([float(m) for m in per_read], 0.95)
@@ -184,9 +187,11 @@ def measure(folders: list[Path], model_dir: Path | None) -> dict[str, Any]:
             (LEANING, (1, 6, 40, 40)), (LEANING_ALONE, (1, 3, 40, 40)))},
         "read_mmac_median": median / 1e6,
         "read_mmac_p95": p95 / 1e6,
-        "here_read_ms_median": statistics.median(read_ms),
+        "here_read_cpu_ms_median": statistics.median(read_ms),
         "here_network_share": sum(net_ms) / sum(read_ms) if sum(read_ms) else 0.0,
+        "here_network_gmac_s": sum(per_read) / sum(net_ms) / 1e6 if sum(net_ms) else 0.0,
         "here_opencv": cv2.__version__,
+        "here_numpy": np.__version__,
         "estimate_network_ms": {core: {"median": 1000.0 * median / rate, "p95": 1000.0 * p95 / rate,
                                        "rate_gmac_s": rate / 1e9}
                                 for core, rate in CORES.items()},
@@ -198,8 +203,9 @@ def _text(figures: dict[str, Any], folders: list[Path]) -> list[str]:
              "MACs per network run (detector at 256x192, a crop network per 40x40 crop): "
              + ", ".join(f"{k} {v:.1f} M" for k, v in figures["networks_mmac"].items()),
              f"MACs per read: median {figures['read_mmac_median']:.0f} M, p95 {figures['read_mmac_p95']:.0f} M",
-             f"here (OpenCV {figures['here_opencv']}): read median {figures['here_read_ms_median']:.1f} ms, "
-             f"{figures['here_network_share']:.0%} of it in the networks"]
+             f"here (OpenCV {figures['here_opencv']}, NumPy {figures['here_numpy']}): read median "
+             f"{figures['here_read_cpu_ms_median']:.1f} ms of processor time, {figures['here_network_share']:.0%} "
+             f"of it in the networks, which ran at {figures['here_network_gmac_s']:.1f} GMAC/s"]
     for core, est in figures["estimate_network_ms"].items():
         lines.append(f"estimate, networks only, {core} at {est['rate_gmac_s']:.1f} GMAC/s: "
                      f"median {est['median']:.0f} ms, p95 {est['p95']:.0f} ms")

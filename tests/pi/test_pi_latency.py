@@ -72,6 +72,8 @@ def test_a_read_is_counted_call_by_call_and_the_warm_up_is_not(tmp_path):
     assert figures["reads"] == 2
     detector = figures["networks_mmac"]["dice_detector.onnx"]
     assert figures["read_mmac_median"] > detector  # the detector and at least one crop network
+    # processor time: the networks' share lies within the read that made their calls
+    assert 0 < figures["here_network_share"] <= 1 and figures["here_network_gmac_s"] > 0
     for core, rate in pl.CORES.items():
         assert figures["estimate_network_ms"][core]["median"] == pytest.approx(
             1000 * figures["read_mmac_median"] * 1e6 / rate)
