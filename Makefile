@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 LINT_STAMP := $(VENV)/.installed-lint
 
-.PHONY: run test lint install clean chromium screenshots
+.PHONY: run test lint install clean chromium screenshots pi-rehearsal
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -48,6 +48,13 @@ lint: $(LINT_STAMP)
 	$(BIN)/lint-imports
 	$(BIN)/ruff check .
 	$(BIN)/mypy
+
+# Before a release (docs/install.md): docs/install.md's Raspberry Pi steps and the reads, in an
+# emulated arm64 Bookworm root, against this PC's reads. As root; not part of `make test`. The
+# root, the wheels and the PC's reference venv are kept in ../.cache/pi-rehearsal (CACHE=...);
+# the photos are read from ../shared/datasets (DATASETS=...).
+pi-rehearsal:
+	sh scripts/pi-rehearsal.sh
 
 clean:
 	rm -rf $(VENV) var build *.egg-info
