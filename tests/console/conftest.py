@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Self
@@ -34,6 +35,17 @@ from hardware.gpio import ManualClock, build_devices
 LOGINS = {"dana": ("dealer", "dana-pass"), "pete": ("pit", "pete-pass"), "dora": ("dealer", "dora-pass"),
           "pia": ("pit", "pia-pass")}
 USERS = StaticUsers.with_passwords(LOGINS)
+
+
+def wait_for(check, timeout: float = 15.0) -> Any:
+    """``check()``'s first true answer, polled until ``timeout`` seconds have passed."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError("the condition never held")
 
 
 class Client(httpx.Client):

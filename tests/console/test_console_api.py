@@ -13,20 +13,13 @@ import pytest
 from controller.main_loop import Submission, take
 from controller.cli import main
 from controller.journal import INPUT
+from tests.console.conftest import wait_for
 
 
 def rows(table):
     return table.rows()
 
 
-def wait_for(check, timeout=10.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError("the condition never held")
 
 
 def test_healthz_answers_without_a_login(console_table):

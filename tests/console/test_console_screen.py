@@ -28,7 +28,7 @@ import cv2
 import pytest
 
 from controller.journal import INPUT
-from tests.console.conftest import LOGINS, ConsoleTable
+from tests.console.conftest import LOGINS, ConsoleTable, wait_for
 from vision.sources import GeneratedSource
 
 pytest.importorskip("playwright.sync_api", reason="Playwright is not installed (pip install -e '.[dev]')")
@@ -52,14 +52,6 @@ def shots() -> Path | None:
 
 # --- the table, driven as its camera and its dealer would ---------------------------------------
 
-def wait_for(check, timeout: float = 15.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError("the condition never held")
 
 
 class Dealt:

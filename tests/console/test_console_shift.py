@@ -5,24 +5,16 @@ for overrides, large payouts, biased dice and a variance, each with its frame.""
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 
 from controller.journal import Journal
 from controller.pit import report, rows_of_entries
+from tests.console.conftest import wait_for
 
 OPEN = {"event": "shift_open", "bank": {"2500": 40, "500": 100}}
 
 
-def wait_for(check, timeout=10.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError("the condition never held")
 
 
 def journaled_report(table) -> dict:
