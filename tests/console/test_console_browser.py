@@ -162,6 +162,13 @@ def test_a_pit_user_sees_everything_and_cannot_bet(demo, browser, shots):
     }""")
     assert answer["status"] == 403 and "only a dealer" in answer["body"]["reason"]
     pit.wait_for_selector(".roll-card .frame img")
+    state = pit.evaluate("async () => (await fetch('/api/state')).json()")
+    titles = pit.locator(".roll-card strong[data-seq]")
+    # Rolls by the table's count, as the dealer's screen and the board say them, never by journal row.
+    assert [t.strip() for t in titles.all_inner_texts()][:1] == [f"Roll {state['last_rolls'][0]['number']}:"]
+    assert titles.first.get_attribute("data-seq") == str(state["last_rolls"][0]["seq"])
+    named = pit.locator("#bets td:nth-child(2)").all_inner_texts()
+    assert named == [bet["name"] for bet in state["bets"]]  # as a dealer says them (controller/console/names.py)
     shown = pit.locator("body").inner_text()
     assert "var/craps/journal.sqlite3" in shown and tempfile.gettempdir() not in shown  # no scratch path
     pit.screenshot(path=str(shots / "console-pit.png"), full_page=True)

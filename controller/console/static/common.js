@@ -41,10 +41,6 @@ export function money(cents) {
   return `${sign}$${Math.floor(abs / 100).toLocaleString("en-US")}.${String(abs % 100).padStart(2, "0")}`;
 }
 
-export function betName(bet, number, on) {
-  return [bet, number, on ? `on ${on}` : null].filter((part) => part !== null && part !== undefined).join(" ");
-}
-
 // The session of this browser, or a trip to the login page (with the way back).
 export async function requireSession(role) {
   const answer = await fetch("/api/session", { credentials: "same-origin" });

@@ -5,7 +5,7 @@
 // user, the closing count) and the dice in play, with their numbers from GET /api/shift.
 
 import {
-  SETTLED_BY, annotatedFrame, betName, diceRow, el, header, input, live, money, post, readLine, requireSession,
+  SETTLED_BY, annotatedFrame, diceRow, el, header, input, live, money, post, readLine, requireSession,
   session,
 } from "./common.js";
 
@@ -70,11 +70,11 @@ function render(state) {
   ]), ["seat", "net", "staked", "bets", "won", "lost", "pushed"]) : el("p", { class: "quiet" }, "no bet settled yet"),
   el("p", { class: "quiet" }, `since ${state.session.since}`));
   document.getElementById("bets").replaceChildren(state.bets.length ? table(state.bets.map((bet) =>
-    [bet.seat, betName(bet.bet, bet.number, bet.on), money(bet.amount)]), ["seat", "bet", "amount"]) :
+    [bet.seat, bet.name, money(bet.amount)]), ["seat", "bet", "amount"]) :
     el("p", { class: "quiet" }, "nothing on the layout"));
   document.getElementById("rolls").replaceChildren(...state.last_rolls.map((roll) => el("div", { class: "roll-card" },
     annotatedFrame(roll.read, "frame small"),
-    el("div", {}, el("strong", {}, `#${roll.seq} `), diceRow(roll.dice, 20), ` = ${roll.total}`,
+    el("div", {}, el("strong", { "data-seq": roll.seq }, `Roll ${roll.number}: `), diceRow(roll.dice, 20), ` = ${roll.total}`,
       el("div", { class: "quiet" }, `${SETTLED_BY[roll.source] || roll.source}${roll.by ? ` · ${roll.by}'s roll` : ""}`),
       el("div", { class: "quiet" }, readLine(roll.read)),
       roll.users.length ? el("div", { class: "quiet" }, `console: ${roll.users.join(", ")}`) : "",
