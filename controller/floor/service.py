@@ -92,6 +92,8 @@ class FloorService:
         self._thread: threading.Thread | None = None
         self._ready = threading.Event()
         self._connected = threading.Event()
+        self._listening = threading.Event()
+        self._subscribe_mid: int | None = None
         self._resent_at: dict[str, float] = {}
         self._reack = threading.Event()
         self._failure: BaseException | None = None
@@ -113,6 +115,7 @@ class FloorService:
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
         client.on_message = self._on_message
+        client.on_subscribe = self._on_subscribe
         client.on_connect_fail = self._reach.failed
         client.max_inflight_messages_set(100)
         self._client = client
@@ -121,6 +124,12 @@ class FloorService:
 
     def wait_connected(self, timeout: float) -> bool:
         return self._connected.wait(timeout)
+
+    def wait_listening(self, timeout: float) -> bool:
+        """Whether the floor is connected and the broker has acknowledged its subscriptions within
+        ``timeout`` s. Only from then on does a message that is not retained reach this floor; a
+        table's rows and status are retained or sent again, a tool's one-off message is not."""
+        return self._listening.wait(timeout)
 
     def stop(self) -> None:
         """Store what has come, then disconnect."""
@@ -148,8 +157,7 @@ class FloorService:
             self._reach.refused(reason)
             return
         self._reach.reached()
-        for topic in FLOOR_SUBSCRIPTIONS:
-            client.subscribe(topic, qos=1)
+        _, self._subscribe_mid = client.subscribe([(topic, 1) for topic in FLOOR_SUBSCRIPTIONS])
         self._connected.set()
         self._session.connected()
         self._reack.set()  # a broker restarted without persistence lost the retained acknowledgements
@@ -167,6 +175,17 @@ class FloorService:
         elif self._connected.is_set() and not self._stopping:
             log.warning("floor: lost the broker %s (%s); reconnecting", self.broker.url, reason)
         self._connected.clear()
+        self._listening.clear()
+
+    def _on_subscribe(self, client: Any, userdata: Any, mid: int, reasons: Any, properties: Any = None) -> None:
+        if mid != self._subscribe_mid:
+            return
+        refused = [str(r) for r in reasons if getattr(r, "is_failure", False)]
+        if refused:
+            log.error("floor: the broker %s refused the floor's subscriptions (%s): check its ACL for the floor's "
+                      "login", self.broker.url, ", ".join(refused))
+            return
+        self._listening.set()
 
     def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
         payload = bytes(message.payload)

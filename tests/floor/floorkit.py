@@ -31,7 +31,7 @@ def wait_until(condition: Callable[[], bool], timeout: float = 20.0, what: str =
 
 def start_floor(db: Path | str, broker, cafile: Path | None = None) -> FloorService:
     service = FloorService(db, parse_broker(broker.url("floor"), cafile=cafile)).start()
-    assert service.wait_connected(10)
+    assert service.wait_listening(10)  # a test's message not retained would pass a floor not yet subscribed
     return service
 
 
