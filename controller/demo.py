@@ -48,7 +48,7 @@ from controller.jsonlines import open_lines, read_lines
 from controller.main_loop import serve, take
 from controller.players import Players
 from controller.rules import GAMES as RULES
-from controller.rules.money import dollars
+from messages.money import dollars
 from controller.sdnotify import Notifier
 from controller.table import JournaledTable, JournalMismatch, Phase, Step, TableState, expects_roll, lights_for
 from controller.table_controller import TableController

@@ -5,6 +5,8 @@ layer may import it and it imports none of them.
   send the table and what the table has the bet-lock lamps show.
 - :class:`ConfigError` (:mod:`messages.problems`) -- what every layer's check of its settings says
   is wrong, one ``FILE: section.key: what is wrong`` a problem.
+- :func:`messages.money.dollars` -- an amount in cents as every message and report writes it for
+  people (the pit's reports, which may not import the rules engine, write it so too).
 
 The LED display's message, ``DisplayState``, is in ``firmware/messages.py``: the display's
 microcontroller runs that file, so it cannot live here.

@@ -21,7 +21,7 @@ from typing import Any
 from controller.console.names import bet_name
 from controller.rules import TableConfig
 from controller.rules.kinds import POINTS, kind_of
-from controller.rules.money import dollars
+from messages.money import dollars
 
 #: The odds strips' ``number`` when it is the shooter's point (filled in by the page when tapped).
 POINT = "point"

@@ -16,7 +16,7 @@ from typing import Any
 from controller import rules
 from controller.console.layouts import space_of
 from controller.console.names import BACKED, bet_name
-from controller.rules.money import dollars
+from messages.money import dollars
 from controller.table import Phase, TableState, step, view_for
 
 #: The fields of a read event the pages draw (the frame, each die's box and value, the verdict).

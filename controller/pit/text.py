@@ -6,18 +6,14 @@ from __future__ import annotations
 from typing import Any
 
 from controller.pit.honesty import FACES
+from messages import money
 
 KINDS = {"hand_entry": "hand entry", "correction": "correction", "void": "void"}
 
 
 def dollars(cents: Any) -> str:
-    """Cents as the other commands write money (``$1,000.00``, ``-$3.00``; spelt here as
-    ``controller.rules.money.dollars`` spells it, since the floor may not import the rules);
-    None as ``-``."""
-    if not isinstance(cents, int):
-        return "-"
-    sign = "-" if cents < 0 else ""
-    return f"{sign}${abs(cents) // 100:,}.{abs(cents) % 100:02d}"
+    """Cents as every command writes money (:func:`messages.money.dollars`); None as ``-``."""
+    return money.dollars(cents) if isinstance(cents, int) else "-"
 
 
 def percent(value: Any) -> str:

@@ -10,7 +10,8 @@ from controller.rules.dice import is_face, is_whole
 from controller.rules.events import Bet, Remove
 from controller.rules.kinds import BetKind, kind_of
 from controller.rules.layout import Layout, Wager, check_stake, find, put, without
-from controller.rules.money import Payout, dollars
+from controller.rules.money import Payout
+from messages.money import dollars
 from controller.rules.records import BetRejected, Returned, Settlement
 
 SECTION = {"craps": "§4620.3", "hazard": "§4620.12", "bang": "§4620.15"}

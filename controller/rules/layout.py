@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Iterable
 
-from controller.rules.money import dollars
+from messages.money import dollars
 from controller.rules.records import BetRejected
 
 

@@ -47,10 +47,3 @@ def for_one(x: int) -> Payout:
 
 
 EVEN_MONEY = to_one(1)
-
-
-def dollars(cents: int) -> str:
-    """Cents as a dollar amount for people, the one way every message and command writes money:
-    ``$1.50``, ``$1,000.00``, ``-$3.00``. JSON keeps integer cents."""
-    sign = "-" if cents < 0 else ""
-    return f"{sign}${abs(cents) // 100:,}.{abs(cents) % 100:02d}"

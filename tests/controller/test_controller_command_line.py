@@ -12,7 +12,7 @@ import pytest
 from controller.cli import main
 from controller.journal import Journal
 from controller.rules import TableConfig
-from controller.rules.money import dollars
+from messages.money import dollars
 from controller.table import JournaledTable
 
 SESSION: list[dict[str, Any]] = [{"event": "bet", "seat": "A", "bet": "pass", "amount": 500},

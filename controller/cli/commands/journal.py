@@ -212,7 +212,7 @@ def _unfinished_business(state_dir) -> str | None:
     layout is clear, or when the journal cannot be replayed (a damaged one is archived as evidence)."""
     from controller import rules
     from controller.journal import Journal
-    from controller.rules.money import dollars
+    from messages.money import dollars
     from controller.table import Phase
     from controller.table.journaled import replayed
 
@@ -296,7 +296,7 @@ def _printable(text: str) -> str:
 def _money(cents: object) -> str:
     """A settlement's amount as the other commands write money; what a row holds that is not a
     whole number of cents (an edited row) is shown as it is."""
-    from controller.rules.money import dollars
+    from messages.money import dollars
 
     return dollars(cents) if isinstance(cents, int) and not isinstance(cents, bool) else repr(cents)
 

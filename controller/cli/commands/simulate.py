@@ -75,7 +75,7 @@ def _pct(value: float | None) -> str:
 
 
 def _text(report) -> str:
-    from controller.rules.money import dollars
+    from messages.money import dollars
 
     played_out = f" (+{report.played_out:,} played on to settle the bets still open)" if report.played_out else ""
     lines = [
