@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 #: Each input of the pit and the fields it takes besides ``event`` (and ``user``, ``via``).
 FIELDS: dict[str, tuple[str, ...]] = {
@@ -140,12 +140,13 @@ def parse_pit_event(data: Mapping[str, Any]) -> PitEvent:
     raise PitRefused(f"not an input of the pit: {_shown(name)}")
 
 
-def _whole(value: Any) -> bool:
+def whole(value: Any) -> TypeGuard[int]:
+    """An int that is not a bool, as every amount a table journals is."""
     return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _cents(value: Any, what: str) -> int:
-    if not _whole(value) or not 0 < value <= MAX_CENTS:
+    if not whole(value) or not 0 < value <= MAX_CENTS:
         raise PitRefused(f"{what} must be a whole number of cents above 0, got {_shown(value)}")
     return int(value)
 
@@ -167,7 +168,7 @@ def _bank(value: Any, what: str) -> Bank:
         if not 0 < denomination <= MAX_CENTS or str(denomination) != key:
             raise PitRefused(f"{what}: a denomination is a whole number of cents above 0, such as \"2500\", "
                              f"got {_shown(key)}")
-        if not _whole(count) or not 0 <= count <= MAX_CENTS // denomination:
+        if not whole(count) or not 0 <= count <= MAX_CENTS // denomination:
             raise PitRefused(f"{what}: the count of {key}-cent chips must be a whole number of chips, got {_shown(count)}")
         found[denomination] = count
     return tuple(sorted(found.items()))

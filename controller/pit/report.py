@@ -42,13 +42,13 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, TypeGuard
+from typing import Any
 
 from controller.journal.identity import table_of
 from controller.journal.store import EFFECT, INPUT, Entry
 from controller.pit import shift as shifts
 from controller.pit.events import PIT_EVENTS, BuyIn, Countersign, DiceSet, PitRefused, ShiftClose, ShiftOpen, Slip, \
-    bank_json, bank_total, parse_pit_event
+    bank_json, bank_total, parse_pit_event, whole
 from controller.pit.honesty import DiceWatch, is_face
 
 #: A journal row as the report reads it: seq, time, kind (``input`` or ``effect``) and event.
@@ -83,11 +83,6 @@ def parse_time(text: str) -> datetime:
 def ratio(part: int, whole: int) -> float | None:
     """``part / whole`` rounded to six places; None (never NaN) when ``whole`` is 0."""
     return round(part / whole, 6) if whole else None
-
-
-def _whole(value: Any) -> TypeGuard[int]:
-    """An int that is not a bool, as every amount a table journals is."""
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 class Numbers:
@@ -134,7 +129,7 @@ class Numbers:
 
     def settle(self, seq: int, ts: str, event: Mapping[str, Any], frame: Any) -> None:
         amount, paid = event.get("amount"), event.get("paid")
-        if not (_whole(amount) and _whole(paid)):
+        if not (whole(amount) and whole(paid)):
             return  # a row no table writes (an edited one): the chain check names it
         self.decisions += 1
         self.win += amount - paid
@@ -268,7 +263,7 @@ class Tally:
     def _accepted(self, row: Row) -> None:
         seq, ts, _, event = row
         name = event.get("event")
-        if name == "bet" and _whole(event.get("amount")):
+        if name == "bet" and whole(event.get("amount")):
             for numbers in self._spans():
                 numbers.bet(event.get("seat"), event["amount"])
         elif name == "read":
