@@ -68,20 +68,34 @@ def signed(key: TableKey, table: str, status: dict) -> dict:
     return status
 
 
-def table_login(broker, user: str):
-    """A client logged in as table ``user`` (the ACL lets it write that table's topics): the table's
-    broker login, as whoever took its password has it."""
+def broker_login(broker, user: str, password: str | None = None):
+    """A client that tried to log in to the tests' broker as ``user`` (with that user's password
+    unless ``password`` is given), and the broker's answer (paho's reason code)."""
     import threading
 
     import paho.mqtt.client as mqtt
 
-    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"rogue-{user}")
-    client.username_pw_set(user, broker.users[user])
-    connected = threading.Event()
-    client.on_connect = lambda *args: connected.set()
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"login-{user}")
+    client.username_pw_set(user, password if password is not None else broker.users[user])
+    answered = threading.Event()
+    answer = {}
+
+    def connected(c, userdata, flags, reason, properties=None):
+        answer["reason"] = reason
+        answered.set()
+
+    client.on_connect = connected
     client.connect("127.0.0.1", broker.port)
     client.loop_start()
-    assert connected.wait(5)
+    assert answered.wait(5), f"the broker never answered {user}'s login"
+    return client, answer["reason"]
+
+
+def table_login(broker, user: str):
+    """A client logged in as table ``user`` (the ACL lets it write that table's topics): the table's
+    broker login, as whoever took its password has it."""
+    client, reason = broker_login(broker, user)
+    assert not reason.is_failure, f"{user}'s own login was refused: {reason}"
     return client
 
 

@@ -7,17 +7,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import threading
-
-import paho.mqtt.client as mqtt
 
 from controller.cli import main
 from controller.floor.cursor import read_cursor
 from controller.floor.store import FloorStore
 from controller.floor.topics import ack_topic, row_topic
 
-from floorkit import (Table, cut_rows, floor_alerts, floor_holds, floor_lines, journal_lines, rewrite_row,
-                      start_floor, wait_until)
+from floorkit import (Table, broker_login, cut_rows, floor_alerts, floor_holds, floor_lines, journal_lines,
+                      rewrite_row, start_floor, table_login, wait_until)
 
 
 def test_every_row_reaches_the_floor_which_exports_it_as_the_table_does(tmp_path, broker, capsys):
@@ -41,24 +38,6 @@ def test_every_row_reaches_the_floor_which_exports_it_as_the_table_does(tmp_path
     assert main(["floor", "--db", str(db), "check"]) == 0
 
 
-def _client(broker, user: str, password: str | None = None) -> mqtt.Client:
-    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"probe-{user}")
-    client.username_pw_set(user, password if password is not None else broker.users[user])
-    done = threading.Event()
-    result = {}
-
-    def connected(c, userdata, flags, reason, properties=None):
-        result["reason"] = reason
-        done.set()
-
-    client.on_connect = connected
-    client.connect("127.0.0.1", broker.port)
-    client.loop_start()
-    assert done.wait(5)
-    client.result = result  # type: ignore[attr-defined]
-    return client
-
-
 def test_a_table_may_publish_only_its_own_topics_and_a_wrong_password_is_refused(tmp_path, broker):
     db = tmp_path / "floor.sqlite3"
     floor = start_floor(db, broker)
@@ -66,7 +45,7 @@ def test_a_table_may_publish_only_its_own_topics_and_a_wrong_password_is_refused
     try:
         victim.bets(3)
         wait_until(floor_holds(db, victim.state_dir, "craps-2"), what="craps-2's copy")
-        intruder = _client(broker, "craps-1")
+        intruder = table_login(broker, "craps-1")
         first = journal_lines(victim.state_dir)[0]
         journal = json.loads(first)["hash"]
         # craps-1 replays craps-2's first row as craps-2, and acknowledges all of craps-2's rows as the floor.
@@ -80,8 +59,8 @@ def test_a_table_may_publish_only_its_own_topics_and_a_wrong_password_is_refused
         wait_until(lambda: victim.publisher.progress().acked == 6,  # the floor's word, not the intruder's 999
                    what="the floor's acknowledgement of craps-2's rows")
         assert [(a.table, a.seq) for a in floor_alerts(db)] == [("craps-1", 1)]
-        refused = _client(broker, "craps-1", "wrong")
-        assert refused.result["reason"].is_failure  # type: ignore[attr-defined]
+        refused, reason = broker_login(broker, "craps-1", "wrong")
+        assert reason.is_failure
         refused.loop_stop()
     finally:
         victim.close()
